@@ -1,0 +1,139 @@
+# probe: precision debugging of msprobe dumps.  See README.md.
+#
+#   make deps      install the Debian packages the build and the tests need (as root)
+#   make           build the tools into build/bin
+#   make check     all tests (unit, golden, parity with ../shared/fixtures, sanitizers)
+#   make demo      the main job on a generated example
+#   make bench     measurements (see bench/README)
+#   make install   PREFIX=/usr/local DESTDIR= ; make uninstall
+#
+# Honoured: CC CPPFLAGS CFLAGS LDFLAGS LDLIBS PREFIX DESTDIR BINDIR MANDIR V=1 DEVELOPER=1
+
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+DATADIR ?= $(PREFIX)/share
+MANDIR ?= $(DATADIR)/man
+INSTALL ?= install
+CC ?= cc
+CFLAGS ?= -O2 -g
+BUILD ?= build
+
+WARNINGS = -Wall -Wextra -Wshadow -Wpointer-arith -Wstrict-prototypes -Wmissing-prototypes \
+	   -Wvla -Wformat=2 -Wundef -Wno-unused-parameter -Wno-format-nonliteral
+ifeq ($(DEVELOPER),1)
+WARNINGS += -Werror
+endif
+ALL_CFLAGS = -std=c11 $(WARNINGS) $(CFLAGS)
+ALL_CPPFLAGS = $(CPPFLAGS)
+PROBE_LIBS = -lz -lxxhash -lm
+ALL_LDLIBS = $(PROBE_LIBS) $(LDLIBS)
+
+ifneq ($(V),1)
+Q = @
+QUIET_CC = @echo '   CC' $@;
+QUIET_LINK = @echo ' LINK' $@;
+QUIET_AR = @echo '   AR' $@;
+endif
+
+TOOLS = probe-flatten
+LIB_SRC = $(sort $(wildcard lib/*.c))
+LIB_OBJ = $(LIB_SRC:%.c=$(BUILD)/%.o)
+LIB_A = $(BUILD)/libprobe.a
+TOOL_BIN = $(TOOLS:%=$(BUILD)/bin/%)
+UNIT_SRC = $(sort $(wildcard tests/unit/test_*.c))
+UNIT_BIN = $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
+GEN_BIN = $(BUILD)/bin/probe-gendump
+HEADERS = $(wildcard lib/*.h) tests/unit/tap.h
+
+DEBIAN_PACKAGES = make gcc libc6-dev pkg-config zlib1g-dev libxxhash-dev libjq-dev libcsv-dev \
+		  libyaml-dev jq
+
+.PHONY: all deps check check-fast asan demo bench install uninstall clean regen
+.SUFFIXES:
+
+all: $(TOOL_BIN) $(GEN_BIN)
+
+$(BUILD)/%.o: %.c $(HEADERS)
+	@mkdir -p $(dir $@)
+	$(QUIET_CC)$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -c -o $@ $<
+
+$(LIB_A): $(LIB_OBJ)
+	$(QUIET_AR)rm -f $@ && $(AR) rcs $@ $^
+
+$(BUILD)/bin/%: $(BUILD)/tools/%.o $(LIB_A)
+	@mkdir -p $(dir $@)
+	$(QUIET_LINK)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(LIB_A) $(ALL_LDLIBS)
+
+$(GEN_BIN): $(BUILD)/tests/gen/gendump.o $(LIB_A)
+	@mkdir -p $(dir $@)
+	$(QUIET_LINK)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(LIB_A) $(ALL_LDLIBS)
+
+$(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(LIB_A)
+	@mkdir -p $(dir $@)
+	$(QUIET_LINK)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(LIB_A) $(ALL_LDLIBS)
+
+unit: $(UNIT_BIN)
+
+# Install the Debian packages that are missing (as root), or say how.
+deps:
+	@missing=; for p in $(DEBIAN_PACKAGES); do \
+		dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'ok installed' || missing="$$missing $$p"; \
+	done; \
+	if [ -z "$$missing" ]; then exit 0; fi; \
+	if [ "$$(id -u)" != 0 ]; then \
+		echo "make deps: missing Debian packages; as root run:"; \
+		echo "  apt-get install -y$$missing"; exit 1; \
+	fi; \
+	echo "make deps: installing$$missing"; \
+	apt-get update -q >/dev/null && \
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $$missing
+
+# The same code with AddressSanitizer and UndefinedBehaviorSanitizer.
+asan:
+	$(Q)$(MAKE) --no-print-directory BUILD=build-asan \
+		CFLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined" \
+		LDFLAGS="-fsanitize=address,undefined" all unit
+
+check: deps
+	$(Q)$(MAKE) --no-print-directory all unit
+	$(Q)$(MAKE) --no-print-directory asan
+	$(Q)tests/run.sh --build $(BUILD) --asan build-asan
+
+# Rewrite the expected output of the golden tests from what the tools print now.
+regen: all
+	$(Q)tests/run.sh --build $(BUILD) --regen
+
+demo: deps
+	$(Q)$(MAKE) --no-print-directory all
+	$(Q)share/examples/demo.sh $(BUILD)
+
+bench: deps
+	$(Q)$(MAKE) --no-print-directory all
+	$(Q)bench/run.sh $(BUILD)
+
+install: all
+	$(INSTALL) -d $(DESTDIR)$(BINDIR)
+	$(INSTALL) -m 755 $(TOOL_BIN) $(DESTDIR)$(BINDIR)
+	$(INSTALL) -d $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(MANDIR)/man7
+	$(INSTALL) -m 644 share/man/*.1 $(DESTDIR)$(MANDIR)/man1
+	$(INSTALL) -m 644 share/man/*.5 $(DESTDIR)$(MANDIR)/man5
+	$(INSTALL) -m 644 share/man/*.7 $(DESTDIR)$(MANDIR)/man7
+	$(INSTALL) -d $(DESTDIR)$(DATADIR)/bash-completion/completions \
+		$(DESTDIR)$(DATADIR)/zsh/site-functions $(DESTDIR)$(DATADIR)/fish/vendor_completions.d
+	for t in $(TOOLS); do \
+		$(INSTALL) -m 644 completions/probe.bash $(DESTDIR)$(DATADIR)/bash-completion/completions/$$t; \
+		$(INSTALL) -m 644 completions/_probe $(DESTDIR)$(DATADIR)/zsh/site-functions/_$$t; \
+		$(INSTALL) -m 644 completions/$$t.fish $(DESTDIR)$(DATADIR)/fish/vendor_completions.d/$$t.fish; \
+	done
+
+uninstall:
+	for t in $(TOOLS); do \
+		rm -f $(DESTDIR)$(BINDIR)/$$t $(DESTDIR)$(MANDIR)/man1/$$t.1 \
+		      $(DESTDIR)$(DATADIR)/bash-completion/completions/$$t \
+		      $(DESTDIR)$(DATADIR)/zsh/site-functions/_$$t \
+		      $(DESTDIR)$(DATADIR)/fish/vendor_completions.d/$$t.fish; \
+	done
+	rm -f $(DESTDIR)$(MANDIR)/man5/probe-records.5 $(DESTDIR)$(MANDIR)/man7/probe.7
+
+clean:
+	rm -rf build build-asan

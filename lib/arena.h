@@ -1,0 +1,36 @@
+/*
+ * arena.h: a bump allocator for data that dies together.
+ *
+ * The dump reader parses each dump entry into an arena and resets it
+ * before the next entry, so that memory stays bounded by the largest
+ * entry instead of growing with the file.
+ *
+ * Ownership: everything allocated from an arena belongs to it and is
+ * invalidated by arena_reset() and arena_release(); never free() it.
+ * Blocks are kept across resets, so a steady stream of similar entries
+ * allocates no memory after the first.
+ */
+#ifndef PROBE_ARENA_H
+#define PROBE_ARENA_H
+
+#include "compat.h"
+
+struct arena_block;
+
+struct arena {
+	struct arena_block *head;  /* block being filled */
+	struct arena_block *spare; /* blocks kept from earlier resets */
+	size_t used;               /* bytes used in head */
+	size_t total;              /* bytes held in all blocks */
+};
+
+#define ARENA_INIT { NULL, NULL, 0, 0 }
+
+/* Memory aligned for any scalar type; size may be 0. */
+void *arena_alloc(struct arena *a, size_t size);
+/* Copy of data[0..len) followed by a NUL. */
+char *arena_memdupz(struct arena *a, const void *data, size_t len);
+void arena_reset(struct arena *a);
+void arena_release(struct arena *a);
+
+#endif

@@ -1,0 +1,57 @@
+/*
+ * jtree.h: one JSON value held in memory, read from a json_reader.
+ *
+ * The dump reader streams the top of a dump.json and builds a tree only
+ * for one entry at a time; record readers build one per line.  Nodes live
+ * in an arena (see arena.h) and die with it.
+ *
+ * Strings and number texts are NUL-terminated copies (`len` excludes the
+ * NUL; strings may contain NULs of their own).  Object members keep file
+ * order; an object with the same key twice is rejected (JSON leaves the
+ * meaning open, and a dump never has it).
+ */
+#ifndef PROBE_JTREE_H
+#define PROBE_JTREE_H
+
+#include "arena.h"
+#include "json.h"
+
+enum jkind {
+	J_NULL,
+	J_FALSE,
+	J_TRUE,
+	J_NUMBER, /* text as written; `nonfinite` for NaN, Infinity, -Infinity */
+	J_STRING,
+	J_ARRAY,
+	J_OBJECT,
+};
+
+struct jnode {
+	enum jkind kind;
+	bool nonfinite;
+	uint32_t count;       /* ARRAY, OBJECT: number of children */
+	const char *text;     /* NUMBER, STRING */
+	size_t len;
+	const char *key;      /* member of an OBJECT: its key (else NULL) */
+	size_t key_len;
+	struct jnode *child;  /* ARRAY, OBJECT: first child */
+	struct jnode *next;   /* next sibling */
+	uint64_t line, col;   /* position of the value's first byte */
+};
+
+/*
+ * Build the tree of the value whose first token is `first` (already read
+ * from r).  Returns NULL on error, with the message in
+ * json_reader_error(r).
+ */
+struct jnode *jtree_build(struct json_reader *r, const struct json_token *first, struct arena *a);
+
+/* Member of an object by key, or NULL (also NULL when obj is not an object). */
+const struct jnode *jtree_get(const struct jnode *obj, const char *key);
+
+/* True when node is a string equal to s. */
+bool jtree_is_str(const struct jnode *node, const char *s);
+
+const char *jkind_name(enum jkind k);
+
+#endif

@@ -1,0 +1,295 @@
+#include "layout.h"
+#include "msg.h"
+#include "xalloc.h"
+
+#include <dirent.h>
+#include <sys/stat.h>
+
+static const char *const dump_names[] = { "dump.json", "dump.json.gz", "debug.json", "debug.json.gz" };
+
+int64_t layout_parse_numbered(const char *name, const char *prefix)
+{
+	size_t n = strlen(prefix);
+	const char *d;
+	int64_t v = 0;
+	if (strncmp(name, prefix, n))
+		return -1;
+	d = name + n;
+	if (!*d || (d[0] == '0' && d[1]))
+		return -1;
+	for (; *d; d++) {
+		if (*d < '0' || *d > '9' || v > (INT64_MAX - 9) / 10)
+			return -1;
+		v = v * 10 + (*d - '0');
+	}
+	return v;
+}
+
+static const char *base_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	return slash ? slash + 1 : path;
+}
+
+static char *join(const char *dir, const char *name)
+{
+	struct strbuf sb = STRBUF_INIT;
+	strbuf_addstr(&sb, dir);
+	if (sb.len && sb.buf[sb.len - 1] != '/')
+		strbuf_addch(&sb, '/');
+	strbuf_addstr(&sb, name);
+	return strbuf_detach(&sb, NULL);
+}
+
+static bool is_dir(const char *path)
+{
+	struct stat st;
+	return !stat(path, &st) && S_ISDIR(st.st_mode);
+}
+
+static bool is_file(const char *path)
+{
+	struct stat st;
+	return !stat(path, &st) && S_ISREG(st.st_mode);
+}
+
+static bool is_debug_name(const char *path)
+{
+	return !strncmp(base_name(path), "debug.json", 10);
+}
+
+/* The last component of the directory holding path ("." when none). */
+static char *parent_name(const char *path, int up)
+{
+	struct strbuf sb = STRBUF_INIT;
+	char *res, *real = realpath(path, NULL);
+	const char *end;
+	/* names are read off the resolved path, so "." and ".." say where they are */
+	strbuf_addstr(&sb, real ? real : path);
+	free(real);
+	while (up-- >= 0) {
+		/* drop trailing slashes, then the last component */
+		while (sb.len > 1 && sb.buf[sb.len - 1] == '/')
+			strbuf_setlen(&sb, sb.len - 1);
+		end = strrchr(sb.buf, '/');
+		if (!end) {
+			strbuf_release(&sb);
+			return xstrdup("");
+		}
+		strbuf_setlen(&sb, (size_t)(end - sb.buf));
+	}
+	while (sb.len > 1 && sb.buf[sb.len - 1] == '/')
+		strbuf_setlen(&sb, sb.len - 1);
+	res = xstrdup(base_name(sb.buf));
+	strbuf_release(&sb);
+	return res;
+}
+
+static void add_file(struct dump_list *list, const char *path, int64_t rank, int64_t step)
+{
+	ALLOC_GROW(list->v, list->nr + 1, list->alloc);
+	list->v[list->nr++] = (struct dump_file){ xstrdup(path), rank, step, is_debug_name(path) };
+}
+
+/* The dump file of a rank dir, or NULL. */
+static char *rank_dir_dump(const char *dir)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(dump_names); i++) {
+		char *p = join(dir, dump_names[i]);
+		if (is_file(p))
+			return p;
+		free(p);
+	}
+	return NULL;
+}
+
+static bool has_numbered_subdir(const char *dir, const char *prefix)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	bool found = false;
+	if (!d)
+		return false;
+	while (!found && (de = readdir(d))) {
+		char *p;
+		if (strncmp(de->d_name, prefix, strlen(prefix)))
+			continue;
+		p = join(dir, de->d_name);
+		found = is_dir(p) && (layout_parse_numbered(de->d_name, prefix) >= 0 ||
+				      (!strcmp(prefix, "rank") && !strcmp(de->d_name, "rank")));
+		free(p);
+	}
+	closedir(d);
+	return found;
+}
+
+struct numbered {
+	int64_t n;
+	char *name;
+};
+
+static int cmp_numbered(const void *a, const void *b)
+{
+	const struct numbered *x = a, *y = b;
+	return x->n < y->n ? -1 : x->n > y->n;
+}
+
+/* The numbered subdirectories of dir (prefix<N>), sorted; bare "rank" gets -1. */
+static size_t list_numbered(const char *dir, const char *prefix, struct numbered **out)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	struct numbered *v = NULL;
+	size_t nr = 0, alloc = 0;
+	if (!d)
+		return 0;
+	while ((de = readdir(d))) {
+		int64_t n = layout_parse_numbered(de->d_name, prefix);
+		bool bare = !strcmp(prefix, "rank") && !strcmp(de->d_name, "rank");
+		char *p;
+		if (n < 0 && !bare)
+			continue;
+		p = join(dir, de->d_name);
+		if (is_dir(p)) {
+			ALLOC_GROW(v, nr + 1, alloc);
+			v[nr++] = (struct numbered){ bare ? -1 : n, xstrdup(de->d_name) };
+		}
+		free(p);
+	}
+	closedir(d);
+	if (nr)
+		qsort(v, nr, sizeof(*v), cmp_numbered);
+	*out = v;
+	return nr;
+}
+
+static void free_numbered(struct numbered *v, size_t nr)
+{
+	for (size_t i = 0; i < nr; i++)
+		free(v[i].name);
+	free(v);
+}
+
+static int discover_step(const char *dir, int64_t step, struct dump_list *list, struct strbuf *err)
+{
+	struct numbered *ranks, *procs;
+	size_t nranks = list_numbered(dir, "rank", &ranks);
+	size_t nprocs = list_numbered(dir, "proc", &procs);
+	int ret = 0;
+
+	if (nranks && nprocs)
+		warning("%s: ignoring %zu proc<pid> director%s beside the rank directories",
+			dir, nprocs, nprocs == 1 ? "y" : "ies");
+	if (!nranks && nprocs > 1) {
+		strbuf_addf(err, "%s: %zu proc<pid> directories and no rank directory: their ranks are unknown; "
+			    "name the one to read", dir, nprocs);
+		ret = -1;
+		goto out;
+	}
+	if (nranks) {
+		for (size_t i = 0; i < nranks; i++) {
+			if (i && ranks[i].n == ranks[i - 1].n) {
+				strbuf_addf(err, "%s: two directories for the same rank: %s and %s", dir,
+					    ranks[i - 1].name, ranks[i].name);
+				ret = -1;
+				goto out;
+			}
+		}
+		if (nranks > 1 && ranks[0].n < 0) {
+			strbuf_addf(err, "%s: a directory named \"rank\" (no rank number) beside %s: cannot tell their ranks",
+				    dir, ranks[1].name);
+			ret = -1;
+			goto out;
+		}
+	}
+	for (size_t i = 0; i < (nranks ? nranks : nprocs); i++) {
+		struct numbered *r = nranks ? &ranks[i] : &procs[i];
+		char *rdir = join(dir, r->name);
+		char *file = rank_dir_dump(rdir);
+		if (!file) {
+			strbuf_addf(err, "%s: no dump.json or debug.json in this rank directory", rdir);
+			free(rdir);
+			ret = -1;
+			goto out;
+		}
+		add_file(list, file, nranks ? r->n : -1, step);
+		free(file);
+		free(rdir);
+	}
+out:
+	free_numbered(ranks, nranks);
+	free_numbered(procs, nprocs);
+	return ret;
+}
+
+static int64_t rank_of_dir_name(const char *name)
+{
+	return layout_parse_numbered(name, "rank");
+}
+
+int layout_discover(const char *operand, struct dump_list *list, struct strbuf *err)
+{
+	struct stat st;
+	char *file;
+
+	if (!strcmp(operand, "-")) {
+		add_file(list, "-", -1, -1);
+		return 0;
+	}
+	if (stat(operand, &st)) {
+		strbuf_addf(err, "%s: %s", operand, strerror(errno));
+		return -1;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		/* a dump file: rank and step from its directories when they follow the layout */
+		char *rdir = parent_name(operand, 0);
+		char *sdir = parent_name(operand, 1);
+		add_file(list, operand, rank_of_dir_name(rdir), layout_parse_numbered(sdir, "step"));
+		free(rdir);
+		free(sdir);
+		return 0;
+	}
+	file = rank_dir_dump(operand);
+	if (file) {
+		char *rdir = parent_name(file, 0);
+		char *sdir = parent_name(file, 1);
+		add_file(list, file, rank_of_dir_name(rdir), layout_parse_numbered(sdir, "step"));
+		free(rdir);
+		free(sdir);
+		free(file);
+		return 0;
+	}
+	if (has_numbered_subdir(operand, "rank") || has_numbered_subdir(operand, "proc")) {
+		char *self = parent_name(operand, -1);
+		int64_t step = layout_parse_numbered(self, "step");
+		free(self);
+		return discover_step(operand, step, list, err);
+	}
+	if (has_numbered_subdir(operand, "step")) {
+		struct numbered *steps;
+		size_t nsteps = list_numbered(operand, "step", &steps);
+		int ret = 0;
+		for (size_t i = 0; i < nsteps && !ret; i++) {
+			char *sdir = join(operand, steps[i].name);
+			ret = discover_step(sdir, steps[i].n, list, err);
+			if (!ret && !has_numbered_subdir(sdir, "rank") && !has_numbered_subdir(sdir, "proc")) {
+				strbuf_addf(err, "%s: no rank<N> or proc<pid> directories in this step", sdir);
+				ret = -1;
+			}
+			free(sdir);
+		}
+		free_numbered(steps, nsteps);
+		return ret;
+	}
+	strbuf_addf(err, "%s: not a dump: no dump.json or debug.json, and no rank<N>, proc<pid> or step<N> directories", operand);
+	return -1;
+}
+
+void dump_list_release(struct dump_list *list)
+{
+	for (size_t i = 0; i < list->nr; i++)
+		free(list->v[i].path);
+	free(list->v);
+	list->v = NULL;
+	list->nr = list->alloc = 0;
+}

@@ -1,0 +1,103 @@
+#include "msg.h"
+#include "strbuf.h"
+
+static const char *progname = "probe";
+static void (*die_hook)(const char *message);
+static unsigned long warnings;
+static bool quiet;
+
+void msg_set_progname(const char *argv0)
+{
+	const char *slash = strrchr(argv0, '/');
+	progname = slash ? slash + 1 : argv0;
+}
+
+const char *msg_progname(void)
+{
+	return progname;
+}
+
+void msg_set_die_hook(void (*hook)(const char *message))
+{
+	die_hook = hook;
+}
+
+unsigned long msg_warning_count(void)
+{
+	return warnings;
+}
+
+void msg_set_quiet(bool q)
+{
+	quiet = q;
+}
+
+/* Print "prog: prefix body[: strerror]" and, when copy is given, keep "prog: body[: ...]" there. */
+static void vreport(const char *prefix, const char *fmt, va_list ap, int errnum, struct strbuf *copy)
+{
+	struct strbuf body = STRBUF_INIT;
+	strbuf_vaddf(&body, fmt, ap);
+	if (errnum)
+		strbuf_addf(&body, ": %s", strerror(errnum));
+	fprintf(stderr, "%s: %s%s\n", progname, prefix, body.buf);
+	if (copy)
+		strbuf_addf(copy, "%s: %s", progname, body.buf);
+	strbuf_release(&body);
+}
+
+int error(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vreport("", fmt, ap, 0, NULL);
+	va_end(ap);
+	return -1;
+}
+
+int error_errno(const char *fmt, ...)
+{
+	int errnum = errno;
+	va_list ap;
+	va_start(ap, fmt);
+	vreport("", fmt, ap, errnum, NULL);
+	va_end(ap);
+	return -1;
+}
+
+void warning(const char *fmt, ...)
+{
+	va_list ap;
+	warnings++;
+	if (quiet)
+		return;
+	va_start(ap, fmt);
+	vreport("warning: ", fmt, ap, 0, NULL);
+	va_end(ap);
+}
+
+static void NORETURN vdie(const char *fmt, va_list ap, int errnum)
+{
+	struct strbuf copy = STRBUF_INIT;
+	vreport("", fmt, ap, errnum, &copy);
+	if (die_hook) {
+		void (*hook)(const char *) = die_hook;
+		die_hook = NULL; /* a failing hook must not recurse */
+		hook(copy.buf);
+	}
+	exit(PROBE_TROUBLE);
+}
+
+void die(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vdie(fmt, ap, 0);
+}
+
+void die_errno(const char *fmt, ...)
+{
+	int errnum = errno;
+	va_list ap;
+	va_start(ap, fmt);
+	vdie(fmt, ap, errnum);
+}

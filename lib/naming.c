@@ -1,0 +1,127 @@
+#include "naming.h"
+
+static bool all_digits(const char *s, size_t n)
+{
+	if (!n)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (s[i] < '0' || s[i] > '9')
+			return false;
+	return true;
+}
+
+static bool part_is(const char *s, size_t n, const char *word)
+{
+	return n == strlen(word) && !memcmp(s, word, n);
+}
+
+void entry_name_parse(const char *name, size_t len, struct entry_name *out)
+{
+	/* locate the last two dot-separated parts */
+	const char *last = name, *second = NULL;
+	size_t last_len, second_len = 0;
+	size_t dot1 = len, dot2 = len; /* positions of the last and second-last dots */
+	for (size_t i = len; i-- > 0;) {
+		if (name[i] == '.') {
+			if (dot1 == len)
+				dot1 = i;
+			else {
+				dot2 = i;
+				break;
+			}
+		}
+	}
+	memset(out, 0, sizeof(*out));
+	if (dot1 == len) {
+		last = name;
+		last_len = len;
+	} else {
+		last = name + dot1 + 1;
+		last_len = len - dot1 - 1;
+		second = dot2 == len ? name : name + dot2 + 1;
+		second_len = dot1 - (size_t)(second - name);
+	}
+
+	out->layout = LAYOUT_IO;
+	if (part_is(last, last_len, "debug"))
+		out->layout = LAYOUT_DEBUG;
+	else if (part_is(last, last_len, "parameters_grad") ||
+		 (second && part_is(second, second_len, "parameters_grad")))
+		out->layout = LAYOUT_PARAMS_GRAD;
+
+	if (part_is(last, last_len, "parameters_grad") ||
+	    (second && part_is(second, second_len, "parameters_grad"))) {
+		out->dir = DIR_PARAMS_GRAD;
+		out->base_len = dot1 == len ? 0 : dot1;
+		return;
+	}
+	for (int d = 0; d < 2; d++) {
+		const char *word = d == 0 ? "forward" : "backward";
+		if (part_is(last, last_len, word) || (second && part_is(second, second_len, word))) {
+			out->dir = d == 0 ? DIR_FORWARD : DIR_BACKWARD;
+			out->base_len = (dot2 == len || !second) ? 0 : dot2;
+			out->cd_start = second ? (size_t)(second - name) : 0;
+			out->head_digits = second && all_digits(second, second_len);
+			out->tail_digits = all_digits(last, last_len);
+			return;
+		}
+	}
+	out->dir = DIR_NONE;
+}
+
+uint64_t backward_counter_next(struct backward_counter *bc, const char *entry,
+			       const struct entry_name *en)
+{
+	struct strmap_slot *s;
+	if (en->dir != DIR_BACKWARD || !en->base_len)
+		return 0;
+	s = strmap_put(&bc->seen, entry, en->base_len, NULL);
+	return s->value.u++;
+}
+
+void backward_counter_release(struct backward_counter *bc)
+{
+	strmap_release(&bc->seen);
+}
+
+/* Python's str.replace(entry, ''): remove every non-overlapping occurrence. */
+static void add_without(struct strbuf *out, const char *s, const char *cut)
+{
+	size_t n = strlen(cut);
+	const char *p;
+	if (!n) {
+		strbuf_addstr(out, s);
+		return;
+	}
+	while ((p = strstr(s, cut))) {
+		strbuf_add(out, s, (size_t)(p - s));
+		s = p + n;
+	}
+	strbuf_addstr(out, s);
+}
+
+void compare_key(struct strbuf *out, const char *entry, const struct entry_name *en,
+		 const char *row_name, uint64_t order, bool renumber)
+{
+	strbuf_reset(out);
+	if (!renumber || en->dir != DIR_BACKWARD || !en->base_len ||
+	    !(en->head_digits || en->tail_digits)) {
+		strbuf_addstr(out, row_name);
+		return;
+	}
+	/* base "." head "." tail, with the numeric part(s) replaced by order, then the suffix */
+	const char *cd = entry + en->cd_start;
+	const char *dot = strchr(cd, '.');
+	strbuf_add(out, entry, en->base_len);
+	strbuf_addch(out, '.');
+	if (en->head_digits)
+		strbuf_addu(out, order);
+	else
+		strbuf_add(out, cd, (size_t)(dot - cd));
+	strbuf_addch(out, '.');
+	if (en->tail_digits)
+		strbuf_addu(out, order);
+	else
+		strbuf_addstr(out, dot + 1);
+	add_without(out, row_name, entry);
+}

@@ -1,0 +1,145 @@
+#include "opt.h"
+#include "msg.h"
+#include "xalloc.h"
+
+#include <getopt.h>
+
+enum { OPT_HELP = 1000, OPT_VERSION, OPT_LIST_OPTIONS };
+
+static struct option *long_options;
+static char *short_options;
+static const struct tool_spec *built_for;
+
+static void build(const struct tool_spec *spec)
+{
+	size_t n = 0, k = 0;
+	if (built_for == spec)
+		return;
+	long_options = xcalloc(spec->nopts + 4, sizeof(*long_options));
+	short_options = xcalloc(spec->nopts * 2 + 4, 1);
+	short_options[k++] = '+'; /* stop at the first operand, as POSIX tools do */
+	short_options[k++] = ':'; /* tell a missing argument from an unknown option */
+	short_options[k++] = 'h';
+	for (size_t i = 0; i < spec->nopts; i++) {
+		const struct opt_spec *o = &spec->opts[i];
+		long_options[n++] = (struct option){ o->long_name, o->arg ? required_argument : no_argument,
+						     NULL, o->id };
+		if (o->short_name) {
+			short_options[k++] = o->short_name;
+			if (o->arg)
+				short_options[k++] = ':';
+		}
+	}
+	long_options[n++] = (struct option){ "help", no_argument, NULL, OPT_HELP };
+	long_options[n++] = (struct option){ "version", no_argument, NULL, OPT_VERSION };
+	long_options[n++] = (struct option){ "list-options", no_argument, NULL, OPT_LIST_OPTIONS };
+	built_for = spec;
+}
+
+void opt_usage(const struct tool_spec *spec, FILE *f)
+{
+	const char *s = spec->synopsis;
+	bool first = true;
+	while (*s) {
+		const char *nl = strchr(s, '\n');
+		size_t n = nl ? (size_t)(nl - s) : strlen(s);
+		fprintf(f, "%s %s %.*s\n", first ? "usage:" : "      ", spec->name, (int)n, s);
+		first = false;
+		s += n + (nl ? 1 : 0);
+	}
+}
+
+void opt_help(const struct tool_spec *spec)
+{
+	opt_usage(spec, stdout);
+	printf("\n%s\n\noptions:\n", spec->summary);
+	for (size_t i = 0; i < spec->nopts; i++) {
+		const struct opt_spec *o = &spec->opts[i];
+		char left[64];
+		snprintf(left, sizeof(left), "%s%c%s--%s%s%s", o->short_name ? "-" : "",
+			 o->short_name ? o->short_name : ' ', o->short_name ? ", " : "   ", o->long_name,
+			 o->arg ? " " : "", o->arg ? o->arg : "");
+		if (!o->short_name)
+			memmove(left, left + 1, strlen(left)); /* no letter: keep the column */
+		printf("  %-24s %s\n", left, o->help);
+	}
+	printf("  %-24s %s\n", "-h, --help", "print this help and exit");
+	printf("  %-24s %s\n", "    --version", "print the version and exit");
+	printf("\nSee %s(1).\n", spec->name);
+}
+
+/* One line per option: short, long, argument, choices, flags, help (tab-separated). */
+static void list_options(const struct tool_spec *spec)
+{
+	for (size_t i = 0; i < spec->nopts; i++) {
+		const struct opt_spec *o = &spec->opts[i];
+		printf("%c\t%s\t%s\t%s\t%s%s%s\t%s\n", o->short_name ? o->short_name : '-', o->long_name,
+		       o->arg ? o->arg : "-", o->choices ? o->choices : "-",
+		       o->flags & OPT_FILE ? "f" : "", o->flags & OPT_DIR ? "d" : "",
+		       o->flags & OPT_DUMP ? "D" : "", o->help);
+	}
+	printf("h\thelp\t-\t-\t\tprint this help and exit\n");
+	printf("-\tversion\t-\t-\t\tprint the version and exit\n");
+	printf("operands\t%s%s%s\n", spec->operand_flags & OPT_FILE ? "f" : "",
+	       spec->operand_flags & OPT_DIR ? "d" : "", spec->operand_flags & OPT_DUMP ? "D" : "");
+}
+
+void opt_usage_error(const struct tool_spec *spec, const char *fmt, ...)
+{
+	va_list ap;
+	fprintf(stderr, "%s: ", spec->name);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	opt_usage(spec, stderr);
+	exit(PROBE_TROUBLE);
+}
+
+int opt_next(const struct tool_spec *spec, int argc, char **argv, const char **optarg_out, int *optind_out)
+{
+	int c;
+	build(spec);
+	opterr = 0;
+	c = getopt_long(argc, argv, short_options, long_options, NULL);
+	*optind_out = optind;
+	*optarg_out = optarg;
+	switch (c) {
+	case -1:
+		return -1;
+	case 'h':
+	case OPT_HELP:
+		opt_help(spec);
+		exit(fflush(stdout) || ferror(stdout) ? PROBE_TROUBLE : PROBE_OK);
+	case OPT_VERSION:
+		printf("%s %s\n", spec->name, PROBE_VERSION);
+		exit(fflush(stdout) ? PROBE_TROUBLE : PROBE_OK);
+	case OPT_LIST_OPTIONS:
+		list_options(spec);
+		exit(fflush(stdout) ? PROBE_TROUBLE : PROBE_OK);
+	case ':':
+	case '?': {
+		char letter[3] = { '-', (char)optopt, 0 };
+		const char *what = optopt > 0 && optopt < 256 ? letter : argv[optind - 1];
+		opt_usage_error(spec, "%s: %s", c == ':' ? "option needs an argument" : "unknown option", what);
+	}
+	default:
+		return c;
+	}
+}
+
+long long opt_number(const struct tool_spec *spec, const char *option, const char *text, long long min,
+		     long long max)
+{
+	char *end;
+	long long v;
+	errno = 0;
+	v = strtoll(text, &end, 10);
+	if (!*text || *end || (text[0] == ' '))
+		opt_usage_error(spec, "%s value is not a number: %s", option, text);
+	if (errno == ERANGE || v > max)
+		opt_usage_error(spec, "%s value is too large: %s", option, text);
+	if (v < min)
+		opt_usage_error(spec, "%s value is too small: %s", option, text);
+	return v;
+}

@@ -1,0 +1,65 @@
+/*
+ * opt.h: one option table per tool.
+ *
+ * The table drives option parsing (getopt_long), --help, and the machine
+ * listing printed by the hidden --list-options flag, from which the shell
+ * completions are generated and against which the man pages are tested.
+ * The usage line printed by --help is the man page's SYNOPSIS, word for
+ * word.
+ *
+ * Every tool gets -h/--help and --version without listing them.
+ */
+#ifndef PROBE_OPT_H
+#define PROBE_OPT_H
+
+#include "compat.h"
+
+enum opt_flags {
+	OPT_FILE = 1 << 0,   /* the argument is a file path (completion) */
+	OPT_DIR = 1 << 1,    /* the argument is a directory */
+	OPT_DUMP = 1 << 2,   /* the argument is a dump path (dir or dump.json) */
+};
+
+struct opt_spec {
+	int id;                /* returned by opt_next(): the short letter, or >= 256 */
+	char short_name;       /* 0: long option only */
+	const char *long_name;
+	const char *arg;       /* NULL: no argument; else its name in --help ("N", "FILE") */
+	const char *help;      /* one line, lower case, no final period */
+	const char *choices;   /* fixed values separated by '|', or NULL */
+	unsigned flags;
+};
+
+struct tool_spec {
+	const char *name;      /* "probe-flatten" */
+	const char *synopsis;  /* usage line(s) after the name, '\n' between forms */
+	const char *summary;   /* one sentence for --help */
+	const struct opt_spec *opts;
+	size_t nopts;
+	unsigned operand_flags; /* OPT_DUMP etc.: what operands complete to */
+};
+
+/*
+ * Parse argv.  Returns the id of the next option (its argument in
+ * *optarg_out) or -1 when options end (then *optind_out is the first
+ * operand).  Handles --help and --version itself (printing, then exit 0);
+ * an unknown option or a missing argument prints the usage on stderr and
+ * exits 2.
+ */
+int opt_next(const struct tool_spec *spec, int argc, char **argv, const char **optarg_out, int *optind_out);
+
+void opt_usage(const struct tool_spec *spec, FILE *f);
+void opt_help(const struct tool_spec *spec);
+void NORETURN opt_usage_error(const struct tool_spec *spec, const char *fmt, ...) PRINTF_LIKE(2, 3);
+
+/*
+ * Numeric option values: the whole text must be a number within
+ * [min, max]; otherwise the tool dies naming the option and the value
+ * ("--rank value is not a number: x").
+ */
+long long opt_number(const struct tool_spec *spec, const char *option, const char *text, long long min,
+		     long long max);
+
+#define PROBE_VERSION "0.1.0"
+
+#endif

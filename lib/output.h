@@ -1,0 +1,29 @@
+/*
+ * output.h: the data stream of a tool (stdout).
+ *
+ * Data goes out through a large buffer.  A closed pipe (`| head`) ends the
+ * tool quietly through SIGPIPE, whatever disposition the parent left; any
+ * other write failure is an error naming stdout.  output_close() must be
+ * called before a successful exit: it flushes and checks that every byte
+ * reached its destination.
+ */
+#ifndef PROBE_OUTPUT_H
+#define PROBE_OUTPUT_H
+
+#include "strbuf.h"
+
+void output_init(void);
+/* Write and reset sb once it holds more than `threshold` bytes (0: always). */
+void output_flush_strbuf(struct strbuf *sb, size_t threshold);
+void output_write(const void *data, size_t len);
+/* Flush and close stdout; dies with a message on failure. */
+void output_close(void);
+
+/*
+ * For tools that write records: on die(), write {"error": message} as the
+ * last line of stdout, so that a downstream tool (or a person) cannot take
+ * the records before it for a complete result.
+ */
+void output_mark_incomplete_on_die(void);
+
+#endif

@@ -1,0 +1,27 @@
+/*
+ * pyfmt.h: numbers printed the way Python prints them.
+ *
+ * msprobe writes every statistic and every CSV cell with Python's str()
+ * or repr(); reproducing its output byte for byte needs the same text.
+ *
+ * pyfmt_double() appends repr(float(x)): the shortest decimal string that
+ * reads back as the same double, in fixed notation when the decimal
+ * exponent is in [-4, 16) ("0.0001", "123.0", "1234567890123456.0") and
+ * in exponent notation otherwise ("1e-05", "1.5e+16"); "inf", "-inf",
+ * "nan" and "-0.0" as Python spells them.
+ */
+#ifndef PROBE_PYFMT_H
+#define PROBE_PYFMT_H
+
+#include "strbuf.h"
+
+void pyfmt_double(struct strbuf *out, double x);
+
+/*
+ * Shortest round-trip decimal digits of a finite, nonzero |x|: digits[]
+ * receives the significant digits (no leading zeros, NUL-terminated) and
+ * the return value is the decimal exponent e with x = 0.d1d2... * 10^e.
+ */
+int pyfmt_shortest(double x, char digits[32]);
+
+#endif

@@ -1,0 +1,42 @@
+/*
+ * source.h: a stream of bytes read from a file, stdin or a gzip stream.
+ *
+ * source_open() opens a path ("-" is stdin) and looks at its first two
+ * bytes: a gzip stream (1f 8b) is inflated with zlib, whatever the file
+ * is called; anything else is read as is.  Reads go straight into the
+ * caller's buffer, so the reader decides the chunk size.
+ *
+ * source_read() returns the number of bytes stored (0 at the end of the
+ * stream) or -1 after printing nothing: the message is in src->err, of the
+ * form "what went wrong" (without the file name, which is src->name).
+ *
+ * A source may be limited to `max_chunk` bytes per read (tests use this to
+ * feed a parser one byte at a time); 0 means no limit.
+ *
+ * Ownership: the source owns its descriptor and zlib state; source_close()
+ * releases them (accepts NULL).  `name` is copied.
+ */
+#ifndef PROBE_SOURCE_H
+#define PROBE_SOURCE_H
+
+#include "compat.h"
+#include "strbuf.h"
+
+struct source;
+
+struct source *source_open(const char *path, struct strbuf *err);
+/* A source over a memory block (not copied: it must outlive the source). */
+struct source *source_from_memory(const char *name, const void *data, size_t len);
+ssize_t source_read(struct source *src, void *buf, size_t len);
+void source_close(struct source *src);
+
+const char *source_name(const struct source *src);
+bool source_is_gzip(const struct source *src);
+/* Why the last source_read() failed. */
+const char *source_error(const struct source *src);
+/* Limit each read to at most n bytes (0: no limit). */
+void source_set_max_chunk(struct source *src, size_t n);
+/* Bytes of the underlying file consumed so far (compressed bytes for gzip). */
+uint64_t source_raw_offset(const struct source *src);
+
+#endif
