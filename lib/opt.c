@@ -56,11 +56,12 @@ void opt_help(const struct tool_spec *spec)
 	for (size_t i = 0; i < spec->nopts; i++) {
 		const struct opt_spec *o = &spec->opts[i];
 		char left[64];
-		snprintf(left, sizeof(left), "%s%c%s--%s%s%s", o->short_name ? "-" : "",
-			 o->short_name ? o->short_name : ' ', o->short_name ? ", " : "   ", o->long_name,
-			 o->arg ? " " : "", o->arg ? o->arg : "");
-		if (!o->short_name)
-			memmove(left, left + 1, strlen(left)); /* no letter: keep the column */
+		if (o->short_name)
+			snprintf(left, sizeof(left), "-%c, --%s%s%s", o->short_name, o->long_name,
+				 o->arg ? " " : "", o->arg ? o->arg : "");
+		else
+			snprintf(left, sizeof(left), "    --%s%s%s", o->long_name, o->arg ? " " : "",
+				 o->arg ? o->arg : "");
 		printf("  %-24s %s\n", left, o->help);
 	}
 	printf("  %-24s %s\n", "-h, --help", "print this help and exit");

@@ -1,0 +1,2 @@
+printf '{"task": "statistics", "data": {}}' > dump.json
+probe-flatten dump.json

@@ -1,0 +1,1 @@
+probe-flatten no/such/dump.json

@@ -1,0 +1,1 @@
+probe-flatten --version | sed 's/ [0-9][0-9.]*$/ VERSION/'

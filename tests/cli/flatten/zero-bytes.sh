@@ -1,0 +1,2 @@
+: > dump.json
+probe-flatten dump.json

@@ -1,0 +1,135 @@
+#!/bin/sh
+# tests/run.sh: run every test of probe and print TAP, ending "N passed, N failed".
+#
+#   tests/run.sh --build DIR [--asan DIR] [--regen] [--only PATTERN]
+#
+# unit     DIR/tests/test_*           TAP programs over lib/
+# cli      tests/cli/<tool>/<case>.sh golden tests: the script runs in a fresh
+#                                     directory with the tools first in PATH; its
+#                                     stdout, stderr and exit status must equal
+#                                     <case>.sh.out, <case>.sh.err, <case>.sh.status
+#                                     (a missing file means empty / 0).  --regen
+#                                     rewrites them from what the tools print now.
+# parity   tests/parity/*.sh          TAP scripts against ../shared/fixtures; they
+#                                     say "# SKIP" when the fixtures are absent.
+# With --asan DIR the unit and cli tests run again on the sanitizer build.
+set -u
+top=$(cd "$(dirname "$0")/.." && pwd)
+build=build asan= regen=0 only=
+while [ $# -gt 0 ]; do
+	case $1 in
+	--build) build=$2; shift 2 ;;
+	--asan) asan=$2; shift 2 ;;
+	--regen) regen=1; shift ;;
+	--only) only=$2; shift 2 ;;
+	*) echo "usage: tests/run.sh --build DIR [--asan DIR] [--regen] [--only PATTERN]" >&2; exit 2 ;;
+	esac
+done
+case $build in /*) ;; *) build=$top/$build ;; esac
+case $asan in /*|'') ;; *) asan=$top/$asan ;; esac
+
+passed=0 failed=0 skipped=0 n=0
+FIXTURES=$(cd "$top/.." && pwd)/shared/fixtures
+export FIXTURES
+export TESTS="$top/tests"
+export LC_ALL=C
+
+ok() { n=$((n + 1)); passed=$((passed + 1)); echo "ok $n - $1"; }
+notok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $1"; }
+skip() { n=$((n + 1)); skipped=$((skipped + 1)); echo "ok $n - $1 # SKIP $2"; }
+selected() { [ -z "$only" ] || case $1 in *$only*) return 0 ;; *) return 1 ;; esac; }
+
+# Fold the TAP of a sub-run into ours, prefixing its descriptions.
+fold_tap() { # label file
+	while IFS= read -r line; do
+		case $line in
+		"not ok "*) notok "$1: ${line#not ok * - }" ;;
+		"ok "*"# SKIP"*) d=${line#ok * - }; skip "$1: ${d%% \# SKIP*}" "${d#*\# SKIP }" ;;
+		"ok "*) ok "$1: ${line#ok * - }" ;;
+		"#"*) echo "$line" ;;
+		esac
+	done < "$2"
+}
+
+run_unit() { # bindir label
+	for t in "$1"/tests/test_*; do
+		[ -x "$t" ] || continue
+		name=$(basename "$t")
+		selected "$name" || continue
+		out=$(mktemp)
+		if "$t" > "$out" 2>&1; then status=0; else status=$?; fi
+		fold_tap "$2$name" "$out"
+		if [ $status -ne 0 ] && ! grep -q '^not ok' "$out"; then
+			notok "$2$name exited with status $status"
+			sed 's/^/# /' "$out" | tail -20
+		fi
+		rm -f "$out"
+	done
+}
+
+run_cli() { # bindir label
+	for t in "$top"/tests/cli/*/*.sh; do
+		[ -f "$t" ] || continue
+		rel=${t#"$top"/tests/}
+		selected "$rel" || continue
+		dir=$(mktemp -d)
+		( cd "$dir" && PATH="$1/bin:$PATH" TOP="$top" sh "$t" > "$dir/.stdout" 2> "$dir/.stderr"; echo $? > "$dir/.status" )
+		if [ $regen = 1 ]; then
+			for k in out err; do
+				src=$dir/.std$k; [ $k = out ] && src=$dir/.stdout; [ $k = err ] && src=$dir/.stderr
+				if [ -s "$src" ]; then cp "$src" "$t.$k"; else rm -f "$t.$k"; fi
+			done
+			if [ "$(cat "$dir/.status")" != 0 ]; then cp "$dir/.status" "$t.status"; else rm -f "$t.status"; fi
+		fi
+		good=1
+		for k in out err status; do
+			case $k in out) got=$dir/.stdout ;; err) got=$dir/.stderr ;; status) got=$dir/.status ;; esac
+			want=$t.$k
+			if [ -f "$want" ]; then
+				cmp -s "$want" "$got" || good=0
+			elif [ $k = status ]; then
+				[ "$(cat "$got")" = 0 ] || good=0
+			else
+				[ ! -s "$got" ] || good=0
+			fi
+		done
+		if [ $good = 1 ]; then
+			ok "$2$rel"
+		else
+			notok "$2$rel"
+			echo "#   reproduce: cd \$(mktemp -d) && PATH=$1/bin:\$PATH TOP=$top sh $t"
+			for k in out err status; do
+				case $k in out) got=$dir/.stdout ;; err) got=$dir/.stderr ;; status) got=$dir/.status ;; esac
+				want=$t.$k; [ -f "$want" ] || { want=/dev/null; [ $k = status ] && { want=$dir/.zero; echo 0 > "$want"; }; }
+				diff -u "$want" "$got" | head -30 | sed 's/^/#   /'
+			done
+		fi
+		rm -rf "$dir"
+	done
+}
+
+run_parity() {
+	for t in "$top"/tests/parity/*.sh; do
+		[ -f "$t" ] || continue
+		rel=${t#"$top"/tests/}
+		selected "$rel" || continue
+		out=$(mktemp)
+		PATH="$build/bin:$PATH" TOP="$top" sh "$t" > "$out" 2>&1
+		fold_tap "$rel" "$out"
+		rm -f "$out"
+	done
+}
+
+run_unit "$build" ""
+run_cli "$build" ""
+run_parity
+if [ -n "$asan" ]; then
+	export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:halt_on_error=1
+	export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+	run_unit "$asan" "asan: "
+	run_cli "$asan" "asan: "
+fi
+echo "1..$n"
+[ $skipped -gt 0 ] && echo "# $skipped skipped (not counted as passed): see the SKIP lines above"
+echo "$passed passed, $failed failed"
+[ $failed -eq 0 ]

@@ -1,0 +1,140 @@
+/* Finding dump files: rank, step and root directories, and the layouts that are errors. */
+#include "tap.h"
+#include "../../lib/layout.h"
+#include "../../lib/msg.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+static char root[64];
+
+static void touch(const char *rel)
+{
+	char p[256];
+	FILE *f;
+	snprintf(p, sizeof(p), "%s/%s", root, rel);
+	f = fopen(p, "w");
+	if (f)
+		fclose(f);
+}
+
+static void mkdirs(const char *rel)
+{
+	char p[256];
+	snprintf(p, sizeof(p), "%s/%s", root, rel);
+	for (char *s = p + strlen(root) + 1; *s; s++) {
+		if (*s == '/') {
+			*s = 0;
+			mkdir(p, 0755);
+			*s = '/';
+		}
+	}
+	mkdir(p, 0755);
+}
+
+/* "path rank step" lines of an operand relative to root, or "error: ..." */
+static void discover(const char *rel, struct strbuf *out)
+{
+	struct dump_list list = DUMP_LIST_INIT;
+	struct strbuf err = STRBUF_INIT;
+	char p[256];
+	snprintf(p, sizeof(p), "%s%s%s", root, *rel ? "/" : "", rel);
+	strbuf_reset(out);
+	if (layout_discover(p, &list, &err) < 0) {
+		strbuf_addf(out, "error: %s", err.buf + strlen(root) + 1);
+	} else {
+		for (size_t i = 0; i < list.nr; i++)
+			strbuf_addf(out, "%s %lld %lld%s\n", list.v[i].path + strlen(root) + 1,
+				    (long long)list.v[i].rank, (long long)list.v[i].step,
+				    list.v[i].debug ? " debug" : "");
+	}
+	dump_list_release(&list);
+	strbuf_release(&err);
+}
+
+static void expect(const char *rel, const char *want, const char *what)
+{
+	struct strbuf got = STRBUF_INIT;
+	discover(rel, &got);
+	is_str(got.buf, want, what);
+	strbuf_release(&got);
+}
+
+int main(void)
+{
+	snprintf(root, sizeof(root), "/tmp/probe-test-layout-%d", (int)getpid());
+	mkdir(root, 0755);
+	msg_set_quiet(true);
+
+	mkdirs("a/step0/rank0");
+	mkdirs("a/step0/rank1");
+	mkdirs("a/step0/rank10");
+	mkdirs("a/step2/rank0");
+	mkdirs("a/step10/rank0");
+	touch("a/step0/rank0/dump.json");
+	touch("a/step0/rank1/dump.json");
+	touch("a/step0/rank10/dump.json.gz");
+	touch("a/step2/rank0/dump.json");
+	touch("a/step10/rank0/debug.json");
+	touch("a/step0/notes.txt");
+
+	expect("a/step0/rank1/dump.json", "a/step0/rank1/dump.json 1 0\n", "a dump file: rank and step from its directories");
+	expect("a/step0/rank1", "a/step0/rank1/dump.json 1 0\n", "a rank directory");
+	expect("a/step0",
+	       "a/step0/rank0/dump.json 0 0\na/step0/rank1/dump.json 1 0\na/step0/rank10/dump.json.gz 10 0\n",
+	       "a step directory: ranks in numeric order, a gzip dump found too, files ignored");
+	expect("a",
+	       "a/step0/rank0/dump.json 0 0\na/step0/rank1/dump.json 1 0\na/step0/rank10/dump.json.gz 10 0\n"
+	       "a/step2/rank0/dump.json 0 2\na/step10/rank0/debug.json 0 10 debug\n",
+	       "a dump root: steps in numeric order; debug.json recognised");
+
+	mkdirs("b/step0/proc2016");
+	touch("b/step0/proc2016/dump.json");
+	expect("b/step0", "b/step0/proc2016/dump.json -1 0\n", "one proc dir: its rank is unknown");
+	mkdirs("b/step0/proc77");
+	touch("b/step0/proc77/dump.json");
+	expect("b/step0",
+	       "error: b/step0: 2 proc<pid> directories and no rank directory: their ranks are unknown; name the one to read",
+	       "several proc dirs without rank dirs is an error");
+	mkdirs("b/step0/rank3");
+	touch("b/step0/rank3/dump.json");
+	expect("b/step0", "b/step0/rank3/dump.json 3 0\n", "rank dirs beside proc dirs: the proc dirs are left out");
+
+	mkdirs("c/step0/rank0");
+	mkdirs("c/step0/rank1");
+	touch("c/step0/rank0/dump.json");
+	expect("c/step0", "error: c/step0/rank1: no dump.json or debug.json in this rank directory",
+	       "a rank dir without a dump is an error");
+
+	mkdirs("d/step0/rank");
+	touch("d/step0/rank/dump.json");
+	expect("d/step0", "d/step0/rank/dump.json -1 0\n", "a bare \"rank\" dir has no rank number");
+	mkdirs("d/step0/rank0");
+	touch("d/step0/rank0/dump.json");
+	expect("d/step0",
+	       "error: d/step0: a directory named \"rank\" (no rank number) beside rank0: cannot tell their ranks",
+	       "a bare \"rank\" dir beside numbered ones is an error");
+
+	mkdirs("e/empty");
+	expect("e/empty", "error: e/empty: not a dump: no dump.json or debug.json, and no rank<N>, proc<pid> or step<N> directories",
+	       "an empty directory is not a dump");
+	expect("nothing", "error: nothing: No such file or directory", "a missing path");
+
+	mkdirs("f/step0/rank01");
+	touch("f/step0/rank01/dump.json");
+	mkdirs("f/step1/rank0");
+	touch("f/step1/rank0/dump.json");
+	expect("f", "error: f/step0: no rank<N> or proc<pid> directories in this step",
+	       "rank01 is not a rank dir (msprobe's pattern), so step0 holds none");
+
+	ok(layout_parse_numbered("rank12", "rank") == 12 && layout_parse_numbered("rank", "rank") == -1 &&
+	   layout_parse_numbered("rank-1", "rank") == -1 && layout_parse_numbered("rank0", "rank") == 0 &&
+	   layout_parse_numbered("ranks", "rank") == -1 && layout_parse_numbered("rank99999999999999999999", "rank") == -1,
+	   "numbered names: rank<N> only, no sign, no leading zero, no overflow");
+
+	char cmd[128];
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", root);
+	if (system(cmd))
+		diag("could not remove %s", root);
+	return done_testing();
+}
