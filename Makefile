@@ -46,7 +46,7 @@ GEN_BIN = $(BUILD)/bin/probe-gendump
 HEADERS = $(wildcard lib/*.h) tests/unit/tap.h
 
 DEBIAN_PACKAGES = make gcc libc6-dev pkg-config zlib1g-dev libxxhash-dev libjq-dev libcsv-dev \
-		  libyaml-dev jq
+		  libyaml-dev jq time python3 bsdutils gzip
 
 .PHONY: all deps check check-fast asan demo bench install uninstall clean regen
 .SUFFIXES:

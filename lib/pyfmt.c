@@ -58,49 +58,71 @@ static void strip_trailing_zeros(char *d)
 		d[--n] = '\0';
 }
 
+/*
+ * The prec-digit decimal that reads back as ax, if there is one: the
+ * correctly rounded one, or, at a power of two where the rounding interval
+ * is lopsided, one of its neighbours one unit away.
+ */
+static bool digits_that_read_back(double ax, int prec, char out[32], int *exp_out)
+{
+	char buf[48], d[32], up[32], down[32];
+	int exp10;
+	size_t k = 0;
+	snprintf(buf, sizeof(buf), "%.*e", prec - 1, ax); /* "D.DDDDe+XX" */
+	for (const char *p = buf; *p && *p != 'e'; p++)
+		if (*p != '.')
+			d[k++] = *p;
+	d[k] = '\0';
+	exp10 = atoi(strchr(buf, 'e') + 1) + 1;
+	if (digits_value(d, exp10) == ax) {
+		memcpy(out, d, k + 1);
+		*exp_out = exp10;
+		return true;
+	}
+	memcpy(up, d, k + 1);
+	memcpy(down, d, k + 1);
+	int eu = exp10 + digits_increment(up);
+	int ed = exp10 + digits_decrement(down);
+	if (digits_value(up, eu) == ax) {
+		memcpy(out, up, strlen(up) + 1);
+		*exp_out = eu;
+		return true;
+	}
+	if (down[0] != '0' && digits_value(down, ed) == ax) {
+		memcpy(out, down, strlen(down) + 1);
+		*exp_out = ed;
+		return true;
+	}
+	return false;
+}
+
 int pyfmt_shortest(double x, char digits[32])
 {
 	double ax = fabs(x);
-	for (int prec = 1; prec <= 17; prec++) {
-		char buf[48], d[32];
-		int exp10;
-		snprintf(buf, sizeof(buf), "%.*e", prec - 1, ax);
-		/* buf: "D.DDDDe+XX" */
-		size_t k = 0;
-		for (const char *p = buf; *p && *p != 'e'; p++)
-			if (*p != '.')
-				d[k++] = *p;
-		d[k] = '\0';
-		exp10 = atoi(strchr(buf, 'e') + 1) + 1;
-		if (digits_value(d, exp10) == ax) {
-			strip_trailing_zeros(d);
-			memcpy(digits, d, strlen(d) + 1);
-			return exp10;
-		}
-		/*
-		 * The correctly rounded prec-digit string did not read back; at a
-		 * power of two the rounding interval is lopsided and a neighbour
-		 * one unit away may still do.
-		 */
-		char up[32], down[32];
-		memcpy(up, d, k + 1);
-		memcpy(down, d, k + 1);
-		int eu = exp10 + digits_increment(up);
-		int ed = exp10 + digits_decrement(down);
-		if (digits_value(up, eu) == ax) {
-			strip_trailing_zeros(up);
-			memcpy(digits, up, strlen(up) + 1);
-			return eu;
-		}
-		if (down[0] != '0' && digits_value(down, ed) == ax) {
-			strip_trailing_zeros(down);
-			memcpy(digits, down, strlen(down) + 1);
-			return ed;
+	char best[32];
+	int best_exp = 0, lo = 1, hi = 17;
+	/*
+	 * If some prec-digit decimal reads back, so does one of prec+1 digits
+	 * (the same with a 0 appended), so the shortest length can be found by
+	 * bisection; 17 digits always read back.
+	 */
+	if (!digits_that_read_back(ax, 17, best, &best_exp))
+		return 0; /* unreachable for a finite double */
+	while (lo < hi) {
+		int mid = (lo + hi) / 2;
+		char d[32];
+		int e;
+		if (digits_that_read_back(ax, mid, d, &e)) {
+			hi = mid;
+			memcpy(best, d, strlen(d) + 1);
+			best_exp = e;
+		} else {
+			lo = mid + 1;
 		}
 	}
-	/* unreachable: 17 significant digits always round-trip */
-	snprintf(digits, 32, "0");
-	return 0;
+	strip_trailing_zeros(best);
+	memcpy(digits, best, strlen(best) + 1);
+	return best_exp;
 }
 
 void pyfmt_double(struct strbuf *out, double x)

@@ -1,1 +1,1453 @@
-int main(void){return 0;}
+/*
+ * probe-gendump: simulate a small training run and write the msprobe dumps
+ * (dump.json, stack.json, construct.json) of a golden run and of a target
+ * run with an injected fault.  The tests and `make demo` stand on it.
+ *
+ * The network is an MLP of --layers Linear layers (widths 8 -> 16 -> ... ->
+ * 16 -> 4, ReLU between them, none after the last), batch 4, MSE loss
+ * against a fixed target y, computed in float32.  The dumps mirror what
+ * msprobe (task statistics, level mix, torch 1.13) writes for it; see
+ * ../shared/fixtures/mlp-md5-mix for the real thing with the defaults.
+ *
+ * What is simulated, per step and rank:
+ *   - --micro-batches forward+backward passes (gradient accumulation: the
+ *     parameters_grad entries show param.grad after each pass, as msprobe's
+ *     AccumulateGrad hook sees it);
+ *   - with --ranks > 1, one Distributed.all_reduce per parameter (AVG over
+ *     the ranks, in model.parameters() order) after the last backward;
+ *     msprobe records a collective's output as its positional arguments
+ *     followed by its keyword argument values, read after the operation;
+ *   - then an SGD update (lr 0.1) that is not dumped (the debugger is
+ *     stopped before optimizer.step()).
+ * Every rank starts from the same weights (seeded by --seed); x is drawn
+ * per rank, step and micro-batch; y is shared.
+ *
+ * Faults, on rank --fault-rank of the target run only:
+ *   fc2-weight       fc2.weight *= 1.01 once, before the first step
+ *   fc2-weight-tiny  fc2.weight[0][0] moved up by one float32 ulp, once
+ *   input            x[0][0] += 0.5 in every batch
+ *   linear1-output   fc2's F.linear adds 1e-3 to its output [0][0] (every call)
+ *   nan              fc2's F.linear output [0][0] becomes NaN (every call)
+ *
+ * The call stacks point into this invented script, /home/user/mlp/model.py,
+ * where L is --layers (line numbers on the left):
+ *
+ *      1  # /home/user/mlp/model.py: the training run that probe-gendump simulates
+ *      2  import argparse
+ *      3
+ *      4  import torch
+ *      5  import torch.distributed as dist
+ *      6  import torch.nn as nn
+ *      7  import torch.nn.functional as F
+ *      8  from msprobe.pytorch import PrecisionDebugger
+ *      9
+ *     10  LAYERS = 3  # --layers
+ *     11
+ *     12
+ *     13  def average_gradients(model, group):
+ *     14      for p in model.parameters():
+ *     15          dist.all_reduce(p.grad, op=dist.ReduceOp.AVG, group=group)
+ *     16
+ *     17
+ *     18  def train(model, data, y, steps, group, debugger):
+ *     19      optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+ *     20      for step in range(steps):
+ *     21          debugger.start()
+ *     22          optimizer.zero_grad()
+ *     23          for x in data(step):
+ *     24              out = model(x)
+ *     25              loss = F.mse_loss(out, y)
+ *     26              loss.backward()
+ *     27          if group is not None:
+ *     28              average_gradients(model, group)
+ *     29          debugger.stop()
+ *     30          optimizer.step()
+ *     31          debugger.step()
+ *     32
+ *     33
+ *     34  class MLP(nn.Module):
+ *     35      def __init__(self, widths):
+ *     36          super().__init__()
+ *     37          for i in range(1, len(widths)):
+ *     38              setattr(self, f"fc{i}", nn.Linear(widths[i - 1], widths[i]))
+ *     39          self.relu = nn.ReLU()
+ *     40
+ *     41      def forward(self, x):
+ *     42          x = self.relu(self.fc1(x))
+ *     43          x = self.relu(self.fc2(x))
+ *    41+i          ...                        (self.fc<i> for i < L: line 41 + i)
+ *    41+L          return self.fc<L>(x)
+ *    42+L
+ *    43+L
+ *    44+L  def main():
+ *    45+L      parser = argparse.ArgumentParser()
+ *    46+L      parser.add_argument("--steps", type=int, default=1)
+ *    47+L      parser.add_argument("--micro-batches", type=int, default=1)
+ *    48+L      args = parser.parse_args()
+ *    49+L      dist.init_process_group()
+ *    50+L      world = dist.get_world_size()
+ *    51+L      group = dist.new_group(list(range(world))) if world > 1 else None
+ *    52+L      model = MLP([8] + [16] * (LAYERS - 1) + [4])
+ *    53+L      y = torch.randn(4, 4)
+ *    54+L      data = lambda step: [torch.randn(4, 8) for _ in range(args.micro_batches)]
+ *    55+L      debugger = PrecisionDebugger(config_path="config.json")
+ *    56+L      train(model, data, y, args.steps, group, debugger)
+ *    57+L
+ *    58+L
+ *    59+L  if __name__ == "__main__":
+ *    60+L      main()
+ *
+ * So with the default 3 layers, fc1 is called on line 42, fc2 on 43, fc3 on
+ * 44, and the stack of Functional.linear.<n>.forward (n = mb * L + i - 1)
+ * names line 41 + i, the line calling self.fc<i>.
+ */
+#include "../../lib/jsonw.h"
+#include "../../lib/msg.h"
+#include "../../lib/opt.h"
+#include "../../lib/pyfmt.h"
+#include "../../lib/strbuf.h"
+#include "../../lib/xalloc.h"
+
+#include <math.h>
+#include <sys/stat.h>
+#include <zlib.h>
+
+/* ------------------------------------------------------------------ */
+/* Options */
+
+enum fault_kind {
+	FAULT_NONE,
+	FAULT_FC2_WEIGHT,
+	FAULT_FC2_WEIGHT_TINY,
+	FAULT_INPUT,
+	FAULT_LINEAR1_OUTPUT,
+	FAULT_NAN,
+};
+
+static const char *const fault_names[] = {
+	[FAULT_NONE] = "none",
+	[FAULT_FC2_WEIGHT] = "fc2-weight",
+	[FAULT_FC2_WEIGHT_TINY] = "fc2-weight-tiny",
+	[FAULT_INPUT] = "input",
+	[FAULT_LINEAR1_OUTPUT] = "linear1-output",
+	[FAULT_NAN] = "nan",
+};
+
+struct config {
+	bool md5;
+	enum fault_kind fault;
+	int fault_rank;
+	int steps;
+	int ranks;
+	int micro_batches;
+	int layers;
+	uint64_t seed;
+	bool print_tensors;
+	const char *outdir;
+};
+
+enum {
+	OPT_MODE = 256,
+	OPT_FAULT,
+	OPT_FAULT_RANK,
+	OPT_STEPS,
+	OPT_RANKS,
+	OPT_MICRO_BATCHES,
+	OPT_LAYERS,
+	OPT_SEED,
+	OPT_PRINT_TENSORS,
+};
+
+static const struct opt_spec options[] = {
+	{ OPT_MODE, 0, "mode", "MODE", "statistics (default) or md5: also write each tensor's CRC-32",
+	  "statistics|md5", 0 },
+	{ OPT_FAULT, 0, "fault", "KIND", "fault injected into the target run (default fc2-weight)",
+	  "none|fc2-weight|fc2-weight-tiny|input|linear1-output|nan", 0 },
+	{ OPT_FAULT_RANK, 0, "fault-rank", "R", "rank that carries the fault (default 0)", NULL, 0 },
+	{ OPT_STEPS, 0, "steps", "N", "training steps, with an SGD update between them (default 1)", NULL, 0 },
+	{ OPT_RANKS, 0, "ranks", "N", "data-parallel ranks, gradients averaged by all_reduce (default 1)", NULL,
+	  0 },
+	{ OPT_MICRO_BATCHES, 0, "micro-batches", "M", "forward+backward passes per step (default 1)", NULL, 0 },
+	{ OPT_LAYERS, 0, "layers", "L", "Linear layers, at least 2 (default 3)", NULL, 0 },
+	{ OPT_SEED, 0, "seed", "S", "seed of weights, inputs and targets (default 1)", NULL, 0 },
+	{ OPT_PRINT_TENSORS, 0, "print-tensors", NULL,
+	  "print every tensor of the golden run's step 0 rank 0 on stdout (for checking)", NULL, 0 },
+};
+
+static const struct tool_spec spec = {
+	.name = "probe-gendump",
+	.synopsis = "[--mode MODE] [--fault KIND] [--fault-rank R] [--steps N] [--ranks N] "
+		    "[--micro-batches M] [--layers L] [--seed S] [--print-tensors] OUTDIR",
+	.summary = "Simulate the training of a small MLP and write msprobe dumps of a golden run and of a "
+		   "target run with an injected fault to OUTDIR/golden and OUTDIR/target.",
+	.opts = options,
+	.nopts = ARRAY_SIZE(options),
+	.operand_flags = OPT_DIR,
+	.no_man_page = true,
+};
+
+static enum fault_kind parse_fault(const char *arg)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(fault_names); i++)
+		if (!strcmp(arg, fault_names[i]))
+			return (enum fault_kind)i;
+	opt_usage_error(&spec, "unknown --fault kind: %s", arg);
+}
+
+static void parse_options(struct config *cfg, int argc, char **argv)
+{
+	const char *arg;
+	int c, first;
+
+	*cfg = (struct config){ .fault = FAULT_FC2_WEIGHT, .steps = 1, .ranks = 1, .micro_batches = 1,
+				.layers = 3, .seed = 1 };
+	while ((c = opt_next(&spec, argc, argv, &arg, &first)) != -1) {
+		switch (c) {
+		case OPT_MODE:
+			if (strcmp(arg, "statistics") && strcmp(arg, "md5"))
+				opt_usage_error(&spec, "unknown --mode: %s", arg);
+			cfg->md5 = !strcmp(arg, "md5");
+			break;
+		case OPT_FAULT:
+			cfg->fault = parse_fault(arg);
+			break;
+		case OPT_FAULT_RANK:
+			cfg->fault_rank = (int)opt_number(&spec, "--fault-rank", arg, 0, 63);
+			break;
+		case OPT_STEPS:
+			cfg->steps = (int)opt_number(&spec, "--steps", arg, 1, 100000);
+			break;
+		case OPT_RANKS:
+			cfg->ranks = (int)opt_number(&spec, "--ranks", arg, 1, 64);
+			break;
+		case OPT_MICRO_BATCHES:
+			cfg->micro_batches = (int)opt_number(&spec, "--micro-batches", arg, 1, 100000);
+			break;
+		case OPT_LAYERS:
+			cfg->layers = (int)opt_number(&spec, "--layers", arg, 2, 100000);
+			break;
+		case OPT_SEED:
+			cfg->seed = (uint64_t)opt_number(&spec, "--seed", arg, 0, INT64_MAX);
+			break;
+		case OPT_PRINT_TENSORS:
+			cfg->print_tensors = true;
+			break;
+		}
+	}
+	if (argc - first != 1)
+		opt_usage_error(&spec, argc == first ? "no output directory given" : "more than one operand");
+	if (cfg->fault_rank >= cfg->ranks)
+		opt_usage_error(&spec, "--fault-rank %d is not below --ranks %d", cfg->fault_rank, cfg->ranks);
+	cfg->outdir = argv[first];
+}
+
+/* ------------------------------------------------------------------ */
+/* Deterministic random numbers (splitmix64) */
+
+enum rng_stream { RNG_WEIGHTS = 1, RNG_TARGET, RNG_INPUT };
+
+static uint64_t splitmix64(uint64_t *state)
+{
+	uint64_t z = (*state += UINT64_C(0x9e3779b97f4a7c15));
+	z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
+	z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
+	return z ^ (z >> 31);
+}
+
+/* An independent stream for (seed, what, a, b, c). */
+static uint64_t rng_stream(uint64_t seed, enum rng_stream what, uint64_t a, uint64_t b, uint64_t c)
+{
+	uint64_t state = seed;
+	const uint64_t words[] = { (uint64_t)what, a, b, c };
+	for (size_t i = 0; i < ARRAY_SIZE(words); i++) {
+		state ^= words[i];
+		state = splitmix64(&state);
+	}
+	return state;
+}
+
+/* Uniform in [-1, 1), exactly representable in float32. */
+static float rng_symmetric(uint64_t *state)
+{
+	float u = (float)(splitmix64(state) >> 40) * 0x1p-24f;
+	return 2.0f * u - 1.0f;
+}
+
+/* Roughly standard normal (sum of 12 uniforms), pure arithmetic so that it is the same everywhere. */
+static float rng_normal(uint64_t *state)
+{
+	float sum = 0.0f;
+	for (int i = 0; i < 12; i++)
+		sum += (float)(splitmix64(state) >> 40) * 0x1p-24f;
+	return sum - 6.0f;
+}
+
+/* ------------------------------------------------------------------ */
+/* Tensors: float32, row-major, 0 to 2 dimensions */
+
+struct tensor {
+	int ndim;
+	int shape[2];
+	size_t n;
+	float *v;
+	bool requires_grad;
+	/* the statistics as dump.json prints them, computed when first needed */
+	bool summarized;
+	char stat[4][32]; /* Max, Min, Mean, Norm */
+	char crc[9];
+};
+
+static void tensor_init(struct tensor *t, int ndim, int rows, int cols, bool requires_grad)
+{
+	*t = (struct tensor){ .ndim = ndim, .requires_grad = requires_grad };
+	t->shape[0] = rows;
+	t->shape[1] = cols;
+	t->n = ndim == 0 ? 1 : ndim == 1 ? (size_t)rows : st_mult((size_t)rows, (size_t)cols);
+	t->v = xcalloc(t->n, sizeof(float));
+}
+
+static void tensor_release(struct tensor *t)
+{
+	free(t->v);
+	t->v = NULL;
+}
+
+/* Call after changing t->v: the statistics must be computed again. */
+static void tensor_changed(struct tensor *t)
+{
+	t->summarized = false;
+}
+
+static void tensor_copy_values(struct tensor *dst, const struct tensor *src)
+{
+	memcpy(dst->v, src->v, src->n * sizeof(float));
+	tensor_changed(dst);
+}
+
+/* A statistic as Python's json writes float(x): repr, or NaN/Infinity/-Infinity. */
+static void format_stat(char out[32], float x)
+{
+	struct strbuf sb = STRBUF_INIT;
+	if (isnan(x))
+		strbuf_addstr(&sb, "NaN");
+	else if (isinf(x))
+		strbuf_addstr(&sb, x > 0 ? "Infinity" : "-Infinity");
+	else
+		pyfmt_double(&sb, (double)x);
+	snprintf(out, 32, "%s", sb.buf);
+	strbuf_release(&sb);
+}
+
+/* zlib CRC-32 of the tensor's raw little-endian float32 bytes, as msprobe's md5 mode writes it. */
+static void tensor_crc(const struct tensor *t, char out[9])
+{
+	unsigned char buf[256];
+	uLong crc = crc32(0L, Z_NULL, 0);
+	size_t used = 0;
+	for (size_t i = 0; i < t->n; i++) {
+		uint32_t bits;
+		memcpy(&bits, &t->v[i], sizeof(bits));
+		for (int k = 0; k < 4; k++)
+			buf[used++] = (unsigned char)(bits >> (8 * k));
+		if (used == sizeof(buf) || i + 1 == t->n) {
+			crc = crc32(crc, buf, (uInt)used);
+			used = 0;
+		}
+	}
+	snprintf(out, 9, "%08lx", (unsigned long)(crc & 0xffffffffUL));
+}
+
+/*
+ * Max and Min as float32 (NaN if any element is NaN, as torch.max does);
+ * Mean and Norm accumulated in double and rounded to float32.  A 0-d
+ * tensor gets its value four times, as msprobe writes it.
+ */
+static void tensor_summarize(struct tensor *t)
+{
+	float max = -INFINITY, min = INFINITY, mean, norm;
+	double sum = 0, sumsq = 0;
+	bool nan = false;
+
+	if (t->summarized)
+		return;
+	for (size_t i = 0; i < t->n; i++) {
+		float x = t->v[i];
+		if (isnan(x))
+			nan = true;
+		if (x > max)
+			max = x;
+		if (x < min)
+			min = x;
+		sum += x;
+		sumsq += (double)x * x;
+	}
+	if (nan)
+		max = min = NAN;
+	mean = (float)(sum / (double)t->n);
+	norm = (float)sqrt(sumsq);
+	if (t->ndim == 0)
+		max = min = mean = norm = t->v[0];
+	format_stat(t->stat[0], max);
+	format_stat(t->stat[1], min);
+	format_stat(t->stat[2], mean);
+	format_stat(t->stat[3], norm);
+	tensor_crc(t, t->crc);
+	t->summarized = true;
+}
+
+/* ------------------------------------------------------------------ */
+/* JSON text as Python's json.dump(obj, f, indent=1) writes it, streamed to a file */
+
+#define JW_MAX_DEPTH 16
+
+struct jw {
+	struct strbuf out;
+	FILE *f;
+	char *path;
+	int depth;
+	bool nonempty[JW_MAX_DEPTH];
+	bool after_key;
+};
+
+static void jw_open_file(struct jw *w, const char *path)
+{
+	*w = (struct jw){ .out = STRBUF_INIT, .path = xstrdup(path) };
+	w->f = fopen(path, "wb");
+	if (!w->f)
+		die_errno("cannot create %s", path);
+}
+
+static void jw_flush(struct jw *w)
+{
+	if (w->out.len && fwrite(w->out.buf, 1, w->out.len, w->f) != w->out.len)
+		die_errno("cannot write %s", w->path);
+	strbuf_reset(&w->out);
+}
+
+static void jw_flush_if_big(struct jw *w)
+{
+	if (w->out.len >= (1u << 16))
+		jw_flush(w);
+}
+
+static void jw_close_file(struct jw *w)
+{
+	if (w->depth)
+		die("internal error: %s closed with %d containers open", w->path, w->depth);
+	jw_flush(w);
+	if (fclose(w->f))
+		die_errno("cannot write %s", w->path);
+	strbuf_release(&w->out);
+	free(w->path);
+}
+
+static void jw_newline_indent(struct jw *w, int depth)
+{
+	strbuf_addch(&w->out, '\n');
+	for (int i = 0; i < depth; i++)
+		strbuf_addch(&w->out, ' ');
+}
+
+/* What comes before a value or key: nothing after a key, else ",\n" and the indent. */
+static void jw_prefix(struct jw *w)
+{
+	if (w->after_key) {
+		w->after_key = false;
+		return;
+	}
+	if (!w->depth)
+		return;
+	if (w->nonempty[w->depth])
+		strbuf_addch(&w->out, ',');
+	w->nonempty[w->depth] = true;
+	jw_newline_indent(w, w->depth);
+}
+
+static void jw_open(struct jw *w, char bracket)
+{
+	jw_prefix(w);
+	strbuf_addch(&w->out, bracket);
+	if (++w->depth >= JW_MAX_DEPTH)
+		die("internal error: JSON nesting too deep in %s", w->path);
+	w->nonempty[w->depth] = false;
+}
+
+static void jw_close(struct jw *w, char bracket)
+{
+	if (w->nonempty[w->depth])
+		jw_newline_indent(w, w->depth - 1);
+	strbuf_addch(&w->out, bracket);
+	w->depth--;
+}
+
+static void jw_key(struct jw *w, const char *key)
+{
+	jw_prefix(w);
+	jsonw_str(&w->out, key);
+	strbuf_addstr(&w->out, ": ");
+	w->after_key = true;
+}
+
+/* A scalar token written as it is: a number, true, false, null. */
+static void jw_token(struct jw *w, const char *token)
+{
+	jw_prefix(w);
+	strbuf_addstr(&w->out, token);
+}
+
+static void jw_string(struct jw *w, const char *s)
+{
+	jw_prefix(w);
+	jsonw_str(&w->out, s);
+}
+
+static void jw_int(struct jw *w, long long v)
+{
+	jw_prefix(w);
+	strbuf_addi(&w->out, v);
+}
+
+/* ------------------------------------------------------------------ */
+/* The invented call stacks (see the model.py listing at the top) */
+
+#define MODEL_PY "/home/user/mlp/model.py"
+#define TORCH_NN "/usr/lib/python3/dist-packages/torch/nn/modules/"
+
+enum model_py_line {
+	LINE_ALL_REDUCE = 15,
+	LINE_MODEL_CALL = 24,
+	LINE_MSE_LOSS = 25,
+	LINE_AVERAGE_GRADIENTS = 28,
+	LINE_FORWARD = 41,     /* + i: the line calling self.fc<i> */
+	LINE_MAIN_TRAIN = 56,  /* + L */
+	LINE_MODULE_MAIN = 60, /* + L */
+};
+
+enum stack_kind {
+	STACK_MODULE,     /* Module.fc<i> and Module.relu called on the line of fc<i> */
+	STACK_LINEAR,     /* F.linear inside fc<i> */
+	STACK_RELU,       /* F.relu inside relu, on the line of fc<i> */
+	STACK_MSE_LOSS,
+	STACK_ALL_REDUCE,
+	STACK_KINDS,
+};
+
+#define NO_STACK (-1)
+
+static int stack_key(int layers, enum stack_kind kind, int layer)
+{
+	return (int)kind * (layers + 1) + layer;
+}
+
+static void frame(struct jw *w, const char *path, int line, const char *func, const char *source)
+{
+	struct strbuf sb = STRBUF_INIT;
+	strbuf_addf(&sb, "File %s, line %d, in %s, \n %s", path, line, func, source);
+	jw_string(w, sb.buf);
+	strbuf_release(&sb);
+}
+
+static void forward_line_frame(struct jw *w, int layers, int layer)
+{
+	struct strbuf source = STRBUF_INIT;
+	if (layer < layers)
+		strbuf_addf(&source, "x = self.relu(self.fc%d(x))", layer);
+	else
+		strbuf_addf(&source, "return self.fc%d(x)", layer);
+	frame(w, MODEL_PY, LINE_FORWARD + layer, "forward", source.buf);
+	strbuf_release(&source);
+}
+
+/* The frames of a stack, innermost first. */
+static void write_stack_frames(struct jw *w, int layers, int key)
+{
+	enum stack_kind kind = (enum stack_kind)(key / (layers + 1));
+	int layer = key % (layers + 1);
+
+	switch (kind) {
+	case STACK_MODULE:
+		frame(w, TORCH_NN "module.py", 1201, "_call_impl", "result = hook(self, input)");
+		break;
+	case STACK_LINEAR:
+		frame(w, TORCH_NN "linear.py", 114, "forward", "return F.linear(input, self.weight, self.bias)");
+		frame(w, TORCH_NN "module.py", 1212, "_call_impl", "result = forward_call(*input, **kwargs)");
+		break;
+	case STACK_RELU:
+		frame(w, TORCH_NN "activation.py", 102, "forward", "return F.relu(input, inplace=self.inplace)");
+		frame(w, TORCH_NN "module.py", 1212, "_call_impl", "result = forward_call(*input, **kwargs)");
+		break;
+	case STACK_MSE_LOSS:
+		frame(w, MODEL_PY, LINE_MSE_LOSS, "train", "loss = F.mse_loss(out, y)");
+		break;
+	case STACK_ALL_REDUCE:
+		frame(w, MODEL_PY, LINE_ALL_REDUCE, "average_gradients",
+		      "dist.all_reduce(p.grad, op=dist.ReduceOp.AVG, group=group)");
+		frame(w, MODEL_PY, LINE_AVERAGE_GRADIENTS, "train", "average_gradients(model, group)");
+		break;
+	case STACK_KINDS:
+		die("internal error: bad stack key %d", key);
+	}
+	if (kind == STACK_MODULE || kind == STACK_LINEAR || kind == STACK_RELU) {
+		forward_line_frame(w, layers, layer);
+		frame(w, TORCH_NN "module.py", 1194, "_call_impl", "return forward_call(*input, **kwargs)");
+		frame(w, MODEL_PY, LINE_MODEL_CALL, "train", "out = model(x)");
+	}
+	frame(w, MODEL_PY, LINE_MAIN_TRAIN + layers, "main", "train(model, data, y, args.steps, group, debugger)");
+	frame(w, MODEL_PY, LINE_MODULE_MAIN + layers, "<module>", "main()");
+}
+
+/* ------------------------------------------------------------------ */
+/* The dump of one rank in one step: dump.json streamed, stack.json and construct.json at the end */
+
+struct name_list {
+	char **v;
+	size_t nr, alloc;
+};
+
+static void name_list_add(struct name_list *l, const char *name)
+{
+	ALLOC_GROW(l->v, l->nr + 1, l->alloc);
+	l->v[l->nr++] = name ? xstrdup(name) : NULL;
+}
+
+static void name_list_release(struct name_list *l)
+{
+	for (size_t i = 0; i < l->nr; i++)
+		free(l->v[i]);
+	free(l->v);
+	*l = (struct name_list){ 0 };
+}
+
+struct stack_group {
+	int key;
+	struct name_list names;
+};
+
+struct rank_dump {
+	const struct config *cfg;
+	struct strbuf dir;
+	struct jw json;
+	bool print_tensors;    /* print this dump's tensors on stdout */
+	struct strbuf entry;   /* name of the entry being written */
+	/* construct.json: entry -> parent module (NULL: null) */
+	struct name_list construct_names, construct_parents;
+	/* stack.json: one group per distinct stack, in order of first use */
+	struct stack_group *stacks;
+	size_t nr_stacks, alloc_stacks;
+	int *stack_of_key;
+};
+
+static void make_directories(const char *path)
+{
+	struct strbuf sb = STRBUF_INIT;
+	struct stat st;
+	strbuf_addstr(&sb, path);
+	for (size_t i = 1; i <= sb.len; i++) {
+		if (i < sb.len && sb.buf[i] != '/')
+			continue;
+		char saved = sb.buf[i];
+		sb.buf[i] = '\0';
+		if (mkdir(sb.buf, 0777) < 0 && errno != EEXIST)
+			die_errno("cannot create directory %s", sb.buf);
+		sb.buf[i] = saved;
+	}
+	if (stat(path, &st) < 0)
+		die_errno("cannot create directory %s", path);
+	if (!S_ISDIR(st.st_mode))
+		die("cannot create directory %s: a file of that name exists", path);
+	strbuf_release(&sb);
+}
+
+static void rank_dump_open(struct rank_dump *d, const struct config *cfg, const char *side, int step, int rank)
+{
+	struct strbuf path = STRBUF_INIT;
+	size_t nkeys = st_mult(STACK_KINDS, (size_t)cfg->layers + 1);
+
+	*d = (struct rank_dump){ .cfg = cfg, .dir = STRBUF_INIT, .entry = STRBUF_INIT };
+	d->print_tensors = cfg->print_tensors && !strcmp(side, "golden") && step == 0 && rank == 0;
+	d->stack_of_key = xmalloc(st_mult(nkeys, sizeof(int)));
+	for (size_t i = 0; i < nkeys; i++)
+		d->stack_of_key[i] = NO_STACK;
+
+	strbuf_addf(&d->dir, "%s/%s/step%d/rank%d", cfg->outdir, side, step, rank);
+	make_directories(d->dir.buf);
+	strbuf_addf(&path, "%s/dump.json", d->dir.buf);
+	jw_open_file(&d->json, path.buf);
+	strbuf_release(&path);
+
+	jw_open(&d->json, '{');
+	jw_key(&d->json, "task");
+	jw_string(&d->json, "statistics");
+	jw_key(&d->json, "level");
+	jw_string(&d->json, "mix");
+	jw_key(&d->json, "framework");
+	jw_string(&d->json, "pytorch");
+	jw_key(&d->json, "dump_data_dir");
+	jw_token(&d->json, "null");
+	jw_key(&d->json, "data");
+	jw_open(&d->json, '{');
+}
+
+static void record_stack(struct rank_dump *d, int key, const char *name)
+{
+	int id = d->stack_of_key[key];
+	if (id == NO_STACK) {
+		ALLOC_GROW(d->stacks, d->nr_stacks + 1, d->alloc_stacks);
+		d->stacks[d->nr_stacks] = (struct stack_group){ .key = key };
+		id = d->stack_of_key[key] = (int)d->nr_stacks++;
+	}
+	name_list_add(&d->stacks[id].names, name);
+}
+
+static void write_stack_json(struct rank_dump *d)
+{
+	struct strbuf path = STRBUF_INIT;
+	struct jw w;
+	char id[24];
+
+	strbuf_addf(&path, "%s/stack.json", d->dir.buf);
+	jw_open_file(&w, path.buf);
+	jw_open(&w, '{');
+	for (size_t i = 0; i < d->nr_stacks; i++) {
+		snprintf(id, sizeof(id), "%zu", i);
+		jw_key(&w, id);
+		jw_open(&w, '[');
+		jw_open(&w, '[');
+		for (size_t k = 0; k < d->stacks[i].names.nr; k++)
+			jw_string(&w, d->stacks[i].names.v[k]);
+		jw_close(&w, ']');
+		jw_open(&w, '[');
+		write_stack_frames(&w, d->cfg->layers, d->stacks[i].key);
+		jw_close(&w, ']');
+		jw_close(&w, ']');
+		jw_flush_if_big(&w);
+	}
+	jw_close(&w, '}');
+	jw_close_file(&w);
+	strbuf_release(&path);
+}
+
+static void write_construct_json(struct rank_dump *d)
+{
+	struct strbuf path = STRBUF_INIT;
+	struct jw w;
+
+	strbuf_addf(&path, "%s/construct.json", d->dir.buf);
+	jw_open_file(&w, path.buf);
+	jw_open(&w, '{');
+	for (size_t i = 0; i < d->construct_names.nr; i++) {
+		jw_key(&w, d->construct_names.v[i]);
+		if (d->construct_parents.v[i])
+			jw_string(&w, d->construct_parents.v[i]);
+		else
+			jw_token(&w, "null");
+		jw_flush_if_big(&w);
+	}
+	jw_close(&w, '}');
+	jw_close_file(&w);
+	strbuf_release(&path);
+}
+
+static void rank_dump_close(struct rank_dump *d)
+{
+	jw_close(&d->json, '}'); /* data */
+	jw_close(&d->json, '}');
+	jw_close_file(&d->json);
+	write_stack_json(d);
+	write_construct_json(d);
+
+	for (size_t i = 0; i < d->nr_stacks; i++)
+		name_list_release(&d->stacks[i].names);
+	free(d->stacks);
+	free(d->stack_of_key);
+	name_list_release(&d->construct_names);
+	name_list_release(&d->construct_parents);
+	strbuf_release(&d->entry);
+	strbuf_release(&d->dir);
+}
+
+/*
+ * Start the entry d->entry (set by the caller).  An API forward entry has a
+ * stack (key, or NO_STACK); every entry but parameters_grad is listed in
+ * construct.json with its parent module (NULL: none).  A module's stack is
+ * recorded apart, when its forward pre-hook would run: before the APIs
+ * inside it, although its entry is written after them.
+ */
+static void entry_begin(struct rank_dump *d, int stack, bool in_construct, const char *parent)
+{
+	if (stack != NO_STACK)
+		record_stack(d, stack, d->entry.buf);
+	if (in_construct) {
+		name_list_add(&d->construct_names, d->entry.buf);
+		name_list_add(&d->construct_parents, parent);
+	}
+	jw_key(&d->json, d->entry.buf);
+	jw_open(&d->json, '{');
+}
+
+static void entry_end(struct rank_dump *d)
+{
+	jw_close(&d->json, '}');
+	jw_flush_if_big(&d->json);
+}
+
+/* One line per tensor: row name, shape, values (Python repr), tab-separated. */
+static void print_tensor(const struct rank_dump *d, const char *io, const char *label, const struct tensor *t)
+{
+	struct strbuf sb = STRBUF_INIT;
+	strbuf_addf(&sb, "%s.%s%s%s\t", d->entry.buf, io ? io : "", io ? "." : "", label);
+	for (int i = 0; i < t->ndim; i++)
+		strbuf_addf(&sb, "%s%d", i ? "," : "", t->shape[i]);
+	strbuf_addch(&sb, '\t');
+	for (size_t i = 0; i < t->n; i++) {
+		if (i)
+			strbuf_addch(&sb, ' ');
+		pyfmt_double(&sb, (double)t->v[i]);
+	}
+	strbuf_addch(&sb, '\n');
+	fwrite(sb.buf, 1, sb.len, stdout);
+	strbuf_release(&sb);
+}
+
+/* A tensor leaf (or null when t is NULL); io and label only name it for --print-tensors. */
+static void tensor_leaf(struct rank_dump *d, struct tensor *t, const char *io, const char *label)
+{
+	struct jw *w = &d->json;
+	static const char *const stat_names[4] = { "Max", "Min", "Mean", "Norm" };
+
+	if (!t) {
+		jw_token(w, "null");
+		return;
+	}
+	tensor_summarize(t);
+	if (d->print_tensors)
+		print_tensor(d, io, label, t);
+	jw_open(w, '{');
+	jw_key(w, "type");
+	jw_string(w, "torch.Tensor");
+	jw_key(w, "dtype");
+	jw_string(w, "torch.float32");
+	jw_key(w, "shape");
+	jw_open(w, '[');
+	for (int i = 0; i < t->ndim; i++)
+		jw_int(w, t->shape[i]);
+	jw_close(w, ']');
+	for (int i = 0; i < 4; i++) {
+		jw_key(w, stat_names[i]);
+		jw_token(w, t->stat[i]);
+	}
+	jw_key(w, "requires_grad");
+	jw_token(w, t->requires_grad ? "true" : "false");
+	if (d->cfg->md5) {
+		jw_key(w, "md5");
+		jw_string(w, t->crc);
+	}
+	jw_close(w, '}');
+}
+
+/*
+ * "key": [tensor, ...].  The rows are named <entry>.<io>.<position>, or
+ * <entry>.<key> without io (parameters_grad: msprobe appends no index).
+ */
+static void tensor_list(struct rank_dump *d, const char *key, const char *io, struct tensor *const *tensors,
+			int n)
+{
+	char label[16];
+	jw_key(&d->json, key);
+	jw_open(&d->json, '[');
+	for (int i = 0; i < n; i++) {
+		snprintf(label, sizeof(label), "%d", i);
+		tensor_leaf(d, tensors[i], io, io ? label : key);
+	}
+	jw_close(&d->json, ']');
+}
+
+static void empty_object(struct rank_dump *d, const char *key)
+{
+	jw_key(&d->json, key);
+	jw_open(&d->json, '{');
+	jw_close(&d->json, '}');
+}
+
+/* {"type": "bool", "value": false} under "inplace", as F.relu's kwargs. */
+static void inplace_false_kwargs(struct rank_dump *d)
+{
+	jw_key(&d->json, "input_kwargs");
+	jw_open(&d->json, '{');
+	jw_key(&d->json, "inplace");
+	jw_open(&d->json, '{');
+	jw_key(&d->json, "type");
+	jw_string(&d->json, "bool");
+	jw_key(&d->json, "value");
+	jw_token(&d->json, "false");
+	jw_close(&d->json, '}');
+	jw_close(&d->json, '}');
+}
+
+/* ------------------------------------------------------------------ */
+/* The model and its arithmetic */
+
+enum { BATCH = 4, IN_WIDTH = 8, HIDDEN_WIDTH = 16, OUT_WIDTH = 4 };
+#define LEARNING_RATE 0.1f
+
+struct layer {
+	int in, out;
+	bool hidden; /* followed by a ReLU */
+	struct tensor weight, bias;           /* [out, in], [out] */
+	struct tensor grad_weight, grad_bias; /* param.grad, accumulated over micro-batches */
+	/* one micro-batch */
+	struct tensor output;          /* z = F.linear(input) [B, out] */
+	struct tensor activation;      /* relu(z), hidden layers only */
+	struct tensor grad_activation; /* dL/d relu(z), hidden layers only */
+	struct tensor grad_output;     /* dL/dz */
+	struct tensor grad_bias_mb;    /* this micro-batch's dL/dbias [out] */
+	struct tensor grad_weight_t;   /* this micro-batch's dL/dweight.t() [in, out] */
+};
+
+struct model {
+	int nlayers;
+	enum fault_kind fault; /* FAULT_NONE unless this is the faulty rank of the target run */
+	struct layer *layers;
+	struct tensor x, y, loss, loss_grad;
+};
+
+static int layer_width(int nlayers, int i)
+{
+	return i == 0 ? IN_WIDTH : i == nlayers ? OUT_WIDTH : HIDDEN_WIDTH;
+}
+
+static void layer_init(struct layer *l, int in, int out, bool hidden, uint64_t *rng)
+{
+	float bound = 1.0f / sqrtf((float)in);
+
+	*l = (struct layer){ .in = in, .out = out, .hidden = hidden };
+	tensor_init(&l->weight, 2, out, in, true);
+	tensor_init(&l->bias, 1, out, 0, true);
+	for (size_t i = 0; i < l->weight.n; i++)
+		l->weight.v[i] = rng_symmetric(rng) * bound;
+	for (size_t i = 0; i < l->bias.n; i++)
+		l->bias.v[i] = rng_symmetric(rng) * bound;
+	tensor_init(&l->grad_weight, 2, out, in, false);
+	tensor_init(&l->grad_bias, 1, out, 0, false);
+	tensor_init(&l->output, 2, BATCH, out, true);
+	if (hidden) {
+		tensor_init(&l->activation, 2, BATCH, out, true);
+		tensor_init(&l->grad_activation, 2, BATCH, out, false);
+	}
+	tensor_init(&l->grad_output, 2, BATCH, out, false);
+	tensor_init(&l->grad_bias_mb, 1, out, 0, false);
+	tensor_init(&l->grad_weight_t, 2, in, out, false);
+}
+
+static void layer_release(struct layer *l)
+{
+	struct tensor *all[] = { &l->weight, &l->bias, &l->grad_weight, &l->grad_bias,
+				 &l->output, &l->activation, &l->grad_activation, &l->grad_output,
+				 &l->grad_bias_mb, &l->grad_weight_t };
+	for (size_t i = 0; i < ARRAY_SIZE(all); i++)
+		tensor_release(all[i]);
+}
+
+/* The perturbations of the weights, made once before the first step. */
+static void apply_weight_fault(struct model *m)
+{
+	struct tensor *w = &m->layers[1].weight;
+	if (m->fault == FAULT_FC2_WEIGHT)
+		for (size_t i = 0; i < w->n; i++)
+			w->v[i] *= 1.01f;
+	else if (m->fault == FAULT_FC2_WEIGHT_TINY)
+		w->v[0] = nextafterf(w->v[0], INFINITY);
+	tensor_changed(w);
+}
+
+static void model_init(struct model *m, const struct config *cfg, enum fault_kind fault)
+{
+	uint64_t rng = rng_stream(cfg->seed, RNG_WEIGHTS, 0, 0, 0);
+
+	*m = (struct model){ .nlayers = cfg->layers, .fault = fault };
+	m->layers = xcalloc((size_t)m->nlayers, sizeof(*m->layers));
+	for (int i = 0; i < m->nlayers; i++)
+		layer_init(&m->layers[i], layer_width(m->nlayers, i), layer_width(m->nlayers, i + 1),
+			   i + 1 < m->nlayers, &rng);
+	tensor_init(&m->x, 2, BATCH, IN_WIDTH, false);
+	tensor_init(&m->y, 2, BATCH, OUT_WIDTH, false);
+	rng = rng_stream(cfg->seed, RNG_TARGET, 0, 0, 0);
+	for (size_t i = 0; i < m->y.n; i++)
+		m->y.v[i] = rng_normal(&rng);
+	tensor_init(&m->loss, 0, 0, 0, true);
+	tensor_init(&m->loss_grad, 0, 0, 0, false);
+	m->loss_grad.v[0] = 1.0f;
+	apply_weight_fault(m);
+}
+
+static void model_release(struct model *m)
+{
+	for (int i = 0; i < m->nlayers; i++)
+		layer_release(&m->layers[i]);
+	free(m->layers);
+	tensor_release(&m->x);
+	tensor_release(&m->y);
+	tensor_release(&m->loss);
+	tensor_release(&m->loss_grad);
+}
+
+static struct tensor *layer_input(struct model *m, int i)
+{
+	return i == 0 ? &m->x : &m->layers[i - 1].activation;
+}
+
+static void load_batch(struct model *m, const struct config *cfg, int step, int rank, int mb)
+{
+	uint64_t rng = rng_stream(cfg->seed, RNG_INPUT, (uint64_t)rank, (uint64_t)step, (uint64_t)mb);
+	for (size_t i = 0; i < m->x.n; i++)
+		m->x.v[i] = rng_normal(&rng);
+	if (m->fault == FAULT_INPUT)
+		m->x.v[0] += 0.5f;
+	tensor_changed(&m->x);
+}
+
+/* z = input @ weight.T + bias, in float32; fc2's operator carries the output faults. */
+static void linear_forward(struct model *m, int i)
+{
+	struct layer *l = &m->layers[i];
+	const struct tensor *in = layer_input(m, i);
+
+	for (int b = 0; b < BATCH; b++)
+		for (int j = 0; j < l->out; j++) {
+			float acc = 0.0f;
+			for (int k = 0; k < l->in; k++)
+				acc += in->v[b * l->in + k] * l->weight.v[j * l->in + k];
+			l->output.v[b * l->out + j] = acc + l->bias.v[j];
+		}
+	if (i == 1 && m->fault == FAULT_LINEAR1_OUTPUT)
+		l->output.v[0] += 1e-3f;
+	if (i == 1 && m->fault == FAULT_NAN)
+		l->output.v[0] = NAN;
+	tensor_changed(&l->output);
+}
+
+/* torch.relu keeps NaN. */
+static void relu_forward(struct layer *l)
+{
+	for (size_t i = 0; i < l->output.n; i++) {
+		float z = l->output.v[i];
+		l->activation.v[i] = z > 0.0f || isnan(z) ? z : 0.0f;
+	}
+	tensor_changed(&l->activation);
+}
+
+static void mse_loss_forward(struct model *m)
+{
+	const struct tensor *out = &m->layers[m->nlayers - 1].output;
+	float acc = 0.0f;
+	for (size_t i = 0; i < out->n; i++) {
+		float d = out->v[i] - m->y.v[i];
+		acc += d * d;
+	}
+	m->loss.v[0] = acc / (float)out->n;
+	tensor_changed(&m->loss);
+}
+
+static void mse_loss_backward(struct model *m)
+{
+	struct layer *last = &m->layers[m->nlayers - 1];
+	float scale = 2.0f / (float)last->output.n;
+	for (size_t i = 0; i < last->output.n; i++)
+		last->grad_output.v[i] = (last->output.v[i] - m->y.v[i]) * scale * m->loss_grad.v[0];
+	tensor_changed(&last->grad_output);
+}
+
+/* Gradients of F.linear: bias, input (into the previous layer's grad_activation), weight.T; then accumulate. */
+static void linear_backward(struct model *m, int i, bool first_micro_batch)
+{
+	struct layer *l = &m->layers[i];
+	const struct tensor *in = layer_input(m, i);
+	const float *g = l->grad_output.v;
+
+	for (int j = 0; j < l->out; j++) {
+		float acc = 0.0f;
+		for (int b = 0; b < BATCH; b++)
+			acc += g[b * l->out + j];
+		l->grad_bias_mb.v[j] = acc;
+	}
+	if (i > 0) {
+		struct tensor *gin = &m->layers[i - 1].grad_activation;
+		for (int b = 0; b < BATCH; b++)
+			for (int k = 0; k < l->in; k++) {
+				float acc = 0.0f;
+				for (int j = 0; j < l->out; j++)
+					acc += g[b * l->out + j] * l->weight.v[j * l->in + k];
+				gin->v[b * l->in + k] = acc;
+			}
+		tensor_changed(gin);
+	}
+	for (int k = 0; k < l->in; k++)
+		for (int j = 0; j < l->out; j++) {
+			float acc = 0.0f;
+			for (int b = 0; b < BATCH; b++)
+				acc += in->v[b * l->in + k] * g[b * l->out + j];
+			l->grad_weight_t.v[k * l->out + j] = acc;
+		}
+	for (int j = 0; j < l->out; j++) {
+		for (int k = 0; k < l->in; k++) {
+			float gw = l->grad_weight_t.v[k * l->out + j];
+			float *acc = &l->grad_weight.v[j * l->in + k];
+			*acc = first_micro_batch ? gw : *acc + gw;
+		}
+		l->grad_bias.v[j] = first_micro_batch ? l->grad_bias_mb.v[j] : l->grad_bias.v[j] + l->grad_bias_mb.v[j];
+	}
+	tensor_changed(&l->grad_bias_mb);
+	tensor_changed(&l->grad_weight_t);
+	tensor_changed(&l->grad_weight);
+	tensor_changed(&l->grad_bias);
+}
+
+/* threshold_backward on the ReLU's result: the gradient passes where the result is not <= 0. */
+static void relu_backward(struct layer *l)
+{
+	for (size_t i = 0; i < l->output.n; i++)
+		l->grad_output.v[i] = l->activation.v[i] <= 0.0f ? 0.0f : l->grad_activation.v[i];
+	tensor_changed(&l->grad_output);
+}
+
+static void sgd_update(struct model *m)
+{
+	for (int i = 0; i < m->nlayers; i++) {
+		struct layer *l = &m->layers[i];
+		for (size_t k = 0; k < l->weight.n; k++)
+			l->weight.v[k] -= LEARNING_RATE * l->grad_weight.v[k];
+		for (size_t k = 0; k < l->bias.n; k++)
+			l->bias.v[k] -= LEARNING_RATE * l->grad_bias.v[k];
+		tensor_changed(&l->weight);
+		tensor_changed(&l->bias);
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* One micro-batch: compute and dump, entry by entry, in msprobe's order */
+
+/* Call counters of one micro-batch: msprobe counts per API and per module instance within a step. */
+struct counters {
+	int mb;         /* micro-batch: Module.fc<i> call count, mse_loss and parameters_grad index */
+	int linear0;    /* count of this micro-batch's first F.linear */
+	int relu0;      /* count of its first F.relu and first Module.relu call */
+};
+
+/*
+ * fc<i>(x): the F.linear entry (written at its pre-hook), then the module's
+ * (written by its forward hook, after the call), as in msprobe's dump.json.
+ */
+static void dump_linear_forward(struct rank_dump *d, struct model *m, int i, const struct counters *c)
+{
+	struct layer *l = &m->layers[i];
+	struct tensor *args[] = { layer_input(m, i), &l->weight, &l->bias };
+	struct tensor *out[] = { &l->output };
+	struct strbuf parent = STRBUF_INIT;
+	int layers = m->nlayers;
+
+	strbuf_addf(&parent, "Module.fc%d.Linear.forward.%d", i + 1, c->mb);
+	record_stack(d, stack_key(layers, STACK_MODULE, i + 1), parent.buf);
+	strbuf_reset(&d->entry);
+	strbuf_addf(&d->entry, "Functional.linear.%d.forward", c->linear0 + i);
+	entry_begin(d, stack_key(layers, STACK_LINEAR, i + 1), true, parent.buf);
+	tensor_list(d, "input_args", "input", args, 3);
+	empty_object(d, "input_kwargs");
+	tensor_list(d, "output", "output", out, 1);
+	entry_end(d);
+
+	strbuf_reset(&d->entry);
+	strbuf_addbuf(&d->entry, &parent);
+	entry_begin(d, NO_STACK, true, NULL);
+	tensor_list(d, "input_args", "input", args, 1);
+	empty_object(d, "input_kwargs");
+	tensor_list(d, "output", "output", out, 1);
+	jw_key(&d->json, "parameters");
+	jw_open(&d->json, '{');
+	jw_key(&d->json, "weight");
+	tensor_leaf(d, &l->weight, "parameters", "weight");
+	jw_key(&d->json, "bias");
+	tensor_leaf(d, &l->bias, "parameters", "bias");
+	jw_close(&d->json, '}');
+	entry_end(d);
+	strbuf_release(&parent);
+}
+
+/* relu(z) after fc<i>: the shared nn.ReLU module is called once per hidden layer. */
+static void dump_relu_forward(struct rank_dump *d, struct model *m, int i, const struct counters *c)
+{
+	struct layer *l = &m->layers[i];
+	struct tensor *in[] = { &l->output };
+	struct tensor *out[] = { &l->activation };
+	struct strbuf parent = STRBUF_INIT;
+	int layers = m->nlayers;
+
+	strbuf_addf(&parent, "Module.relu.ReLU.forward.%d", c->relu0 + i);
+	record_stack(d, stack_key(layers, STACK_MODULE, i + 1), parent.buf);
+	strbuf_reset(&d->entry);
+	strbuf_addf(&d->entry, "Functional.relu.%d.forward", c->relu0 + i);
+	entry_begin(d, stack_key(layers, STACK_RELU, i + 1), true, parent.buf);
+	tensor_list(d, "input_args", "input", in, 1);
+	inplace_false_kwargs(d);
+	tensor_list(d, "output", "output", out, 1);
+	entry_end(d);
+
+	strbuf_reset(&d->entry);
+	strbuf_addbuf(&d->entry, &parent);
+	entry_begin(d, NO_STACK, true, NULL);
+	tensor_list(d, "input_args", "input", in, 1);
+	empty_object(d, "input_kwargs");
+	tensor_list(d, "output", "output", out, 1);
+	empty_object(d, "parameters");
+	entry_end(d);
+	strbuf_release(&parent);
+}
+
+static void dump_mse_loss_forward(struct rank_dump *d, struct model *m, const struct counters *c)
+{
+	struct tensor *args[] = { &m->layers[m->nlayers - 1].output, &m->y };
+	struct tensor *out[] = { &m->loss };
+
+	strbuf_reset(&d->entry);
+	strbuf_addf(&d->entry, "Functional.mse_loss.%d.forward", c->mb);
+	entry_begin(d, stack_key(m->nlayers, STACK_MSE_LOSS, 0), true, NULL);
+	tensor_list(d, "input_args", "input", args, 2);
+	empty_object(d, "input_kwargs");
+	tensor_list(d, "output", "output", out, 1);
+	entry_end(d);
+}
+
+static void dump_mse_loss_backward(struct rank_dump *d, struct model *m, const struct counters *c)
+{
+	struct tensor *in[] = { &m->loss_grad };
+	struct tensor *out[] = { &m->layers[m->nlayers - 1].grad_output, NULL };
+
+	strbuf_reset(&d->entry);
+	strbuf_addf(&d->entry, "Functional.mse_loss.%d.backward", c->mb);
+	entry_begin(d, NO_STACK, true, NULL);
+	tensor_list(d, "input", "input", in, 1);
+	tensor_list(d, "output", "output", out, 2);
+	entry_end(d);
+}
+
+/* F.linear's backward as autograd's AddmmBackward gives it: grads of bias, input, weight.T. */
+static void dump_linear_backward(struct rank_dump *d, struct model *m, int i, const struct counters *c)
+{
+	struct layer *l = &m->layers[i];
+	struct tensor *in[] = { &l->grad_output };
+	struct tensor *out[] = { &l->grad_bias_mb, i > 0 ? &m->layers[i - 1].grad_activation : NULL,
+				 &l->grad_weight_t };
+
+	strbuf_reset(&d->entry);
+	strbuf_addf(&d->entry, "Functional.linear.%d.backward", c->linear0 + i);
+	entry_begin(d, NO_STACK, true, NULL);
+	tensor_list(d, "input", "input", in, 1);
+	tensor_list(d, "output", "output", out, 3);
+	entry_end(d);
+}
+
+/* param.grad after this micro-batch, bias first: its AccumulateGrad hook fires first. */
+static void dump_parameters_grad(struct rank_dump *d, struct model *m, int i, const struct counters *c)
+{
+	struct layer *l = &m->layers[i];
+	struct tensor *bias[] = { &l->grad_bias };
+	struct tensor *weight[] = { &l->grad_weight };
+
+	strbuf_reset(&d->entry);
+	strbuf_addf(&d->entry, "Module.fc%d.Linear.parameters_grad.%d", i + 1, c->mb);
+	entry_begin(d, NO_STACK, false, NULL);
+	tensor_list(d, "bias", NULL, bias, 1);
+	tensor_list(d, "weight", NULL, weight, 1);
+	entry_end(d);
+}
+
+static void dump_relu_backward(struct rank_dump *d, struct model *m, int i, const struct counters *c)
+{
+	struct layer *l = &m->layers[i];
+	struct tensor *in[] = { &l->grad_activation };
+	struct tensor *out[] = { &l->grad_output };
+
+	strbuf_reset(&d->entry);
+	strbuf_addf(&d->entry, "Functional.relu.%d.backward", c->relu0 + i);
+	entry_begin(d, NO_STACK, true, NULL);
+	tensor_list(d, "input", "input", in, 1);
+	tensor_list(d, "output", "output", out, 1);
+	entry_end(d);
+}
+
+static void forward_pass(struct model *m, struct rank_dump *d, const struct counters *c)
+{
+	for (int i = 0; i < m->nlayers; i++) {
+		linear_forward(m, i);
+		dump_linear_forward(d, m, i, c);
+		if (m->layers[i].hidden) {
+			relu_forward(&m->layers[i]);
+			dump_relu_forward(d, m, i, c);
+		}
+	}
+	mse_loss_forward(m);
+	dump_mse_loss_forward(d, m, c);
+}
+
+static void backward_pass(struct model *m, struct rank_dump *d, const struct counters *c)
+{
+	mse_loss_backward(m);
+	dump_mse_loss_backward(d, m, c);
+	for (int i = m->nlayers - 1; i >= 0; i--) {
+		linear_backward(m, i, c->mb == 0);
+		dump_linear_backward(d, m, i, c);
+		dump_parameters_grad(d, m, i, c);
+		if (i > 0) {
+			relu_backward(&m->layers[i - 1]);
+			dump_relu_backward(d, m, i - 1, c);
+		}
+	}
+}
+
+static void train_micro_batch(struct model *m, struct rank_dump *d, const struct config *cfg, int step,
+			      int rank, int mb)
+{
+	struct counters c = { .mb = mb, .linear0 = mb * m->nlayers, .relu0 = mb * (m->nlayers - 1) };
+	load_batch(m, cfg, step, rank, mb);
+	forward_pass(m, d, &c);
+	backward_pass(m, d, &c);
+}
+
+/* ------------------------------------------------------------------ */
+/* Data parallelism: dist.all_reduce(p.grad, op=AVG, group=group) for each parameter */
+
+static void reduce_op_leaf(struct jw *w)
+{
+	jw_open(w, '{');
+	jw_key(w, "type");
+	jw_string(w, "torch.distributed.ReduceOp");
+	jw_key(w, "value");
+	jw_string(w, "RedOpType.AVG");
+	jw_close(w, '}');
+}
+
+/* {"type": "torch.ProcessGroup", "group_ranks": [...], "group_id": CRC-32 of str(group_ranks)} */
+static void process_group_leaf(struct jw *w, int ranks)
+{
+	struct strbuf text = STRBUF_INIT;
+	char id[9];
+
+	strbuf_addch(&text, '[');
+	for (int r = 0; r < ranks; r++)
+		strbuf_addf(&text, "%s%d", r ? ", " : "", r);
+	strbuf_addch(&text, ']');
+	snprintf(id, sizeof(id), "%08lx",
+		 (unsigned long)(crc32(crc32(0L, Z_NULL, 0), (const Bytef *)text.buf, (uInt)text.len) & 0xffffffffUL));
+	jw_open(w, '{');
+	jw_key(w, "type");
+	jw_string(w, "torch.ProcessGroup");
+	jw_key(w, "group_ranks");
+	jw_open(w, '[');
+	for (int r = 0; r < ranks; r++)
+		jw_int(w, r);
+	jw_close(w, ']');
+	jw_key(w, "group_id");
+	jw_string(w, id);
+	jw_close(w, '}');
+	strbuf_release(&text);
+}
+
+/* The mean over ranks, summed in rank order in float32: every rank gets the same bits. */
+static void average_over_ranks(struct tensor *avg, struct tensor *const *grads, int ranks)
+{
+	for (size_t i = 0; i < avg->n; i++) {
+		float sum = 0.0f;
+		for (int r = 0; r < ranks; r++)
+			sum += grads[r]->v[i];
+		avg->v[i] = sum / (float)ranks;
+	}
+	tensor_changed(avg);
+}
+
+static void dump_all_reduce(struct rank_dump *d, int k, struct tensor *grad, struct tensor *reduced, int ranks)
+{
+	strbuf_reset(&d->entry);
+	strbuf_addf(&d->entry, "Distributed.all_reduce.%d.forward", k);
+	entry_begin(d, stack_key(d->cfg->layers, STACK_ALL_REDUCE, 0), true, NULL);
+	tensor_list(d, "input_args", "input", &grad, 1);
+	jw_key(&d->json, "input_kwargs");
+	jw_open(&d->json, '{');
+	jw_key(&d->json, "op");
+	reduce_op_leaf(&d->json);
+	jw_key(&d->json, "group");
+	process_group_leaf(&d->json, ranks);
+	jw_close(&d->json, '}');
+	/* a collective's output: its positional args, then its kwargs values, after the operation */
+	jw_key(&d->json, "output");
+	jw_open(&d->json, '[');
+	tensor_leaf(d, reduced, "output", "0");
+	reduce_op_leaf(&d->json);
+	process_group_leaf(&d->json, ranks);
+	jw_close(&d->json, ']');
+	entry_end(d);
+}
+
+static void average_gradients(struct model *models, struct rank_dump *dumps, int ranks)
+{
+	struct tensor **grads = xcalloc((size_t)ranks, sizeof(*grads));
+	int k = 0;
+
+	for (int i = 0; i < models[0].nlayers; i++) {
+		for (int p = 0; p < 2; p++, k++) {
+			struct tensor reduced;
+			for (int r = 0; r < ranks; r++) {
+				struct layer *l = &models[r].layers[i];
+				grads[r] = p == 0 ? &l->grad_weight : &l->grad_bias;
+			}
+			tensor_init(&reduced, grads[0]->ndim, grads[0]->shape[0], grads[0]->shape[1], false);
+			average_over_ranks(&reduced, grads, ranks);
+			for (int r = 0; r < ranks; r++) {
+				dump_all_reduce(&dumps[r], k, grads[r], &reduced, ranks);
+				tensor_copy_values(grads[r], &reduced);
+			}
+			tensor_release(&reduced);
+		}
+	}
+	free(grads);
+}
+
+/* ------------------------------------------------------------------ */
+
+static void run_training(const struct config *cfg, bool target)
+{
+	const char *side = target ? "target" : "golden";
+	struct model *models = xcalloc((size_t)cfg->ranks, sizeof(*models));
+	struct rank_dump *dumps = xcalloc((size_t)cfg->ranks, sizeof(*dumps));
+
+	for (int r = 0; r < cfg->ranks; r++)
+		model_init(&models[r], cfg, target && r == cfg->fault_rank ? cfg->fault : FAULT_NONE);
+	for (int step = 0; step < cfg->steps; step++) {
+		for (int r = 0; r < cfg->ranks; r++) {
+			rank_dump_open(&dumps[r], cfg, side, step, r);
+			for (int mb = 0; mb < cfg->micro_batches; mb++)
+				train_micro_batch(&models[r], &dumps[r], cfg, step, r, mb);
+		}
+		if (cfg->ranks > 1)
+			average_gradients(models, dumps, cfg->ranks);
+		for (int r = 0; r < cfg->ranks; r++) {
+			rank_dump_close(&dumps[r]);
+			sgd_update(&models[r]);
+		}
+	}
+	for (int r = 0; r < cfg->ranks; r++)
+		model_release(&models[r]);
+	free(models);
+	free(dumps);
+}
+
+int main(int argc, char **argv)
+{
+	struct config cfg;
+
+	msg_set_progname(argv[0]);
+	parse_options(&cfg, argc, argv);
+	run_training(&cfg, false);
+	run_training(&cfg, true);
+	if (fflush(stdout) || ferror(stdout))
+		die_errno("cannot write standard output");
+	return PROBE_OK;
+}

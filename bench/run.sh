@@ -1,0 +1,105 @@
+#!/bin/sh
+# bench/run.sh BUILD: the measurements of probe (make bench).
+#
+# Inputs are built here, once, under bench/out/: the big statistics pair of
+# ../shared/bench/make-big-pair.py (when ../shared and python3 are there) at two
+# sizes, and dumps of the project's own generator at two sizes, so that the
+# benchmark also runs from a fresh clone.  Each figure is the median of RUNS runs
+# (default 5) with min and max; peak memory is the largest RSS of those runs.
+# Next to each figure, a reference measured in the same run: reading the same
+# bytes once (cat from the page cache) and, for JSON, `jq -c .data`.
+# Results: one NDJSON line per figure in bench/out/results.ndjson, and a table.
+set -eu
+top=$(cd "$(dirname "$0")/.." && pwd)
+build=${1:-build}
+case $build in /*) ;; *) build=$top/$build ;; esac
+bin=$build/bin
+out=$top/bench/out
+runs=${RUNS:-5}
+mkdir -p "$out"
+results=$out/results.ndjson
+: > "$results"
+stamp=$(date -u +%Y-%m-%dT%H:%M:%SZ)
+commit=$(git -C "$top" rev-parse --short HEAD 2>/dev/null || echo unknown)
+
+# measure NAME BYTES CMD...: run CMD $runs times; record median/min/max seconds and peak KB
+measure() {
+	name=$1 bytes=$2
+	shift 2
+	times=$(mktemp)
+	peak=0
+	i=0
+	while [ $i -lt "$runs" ]; do
+		/usr/bin/time -f '%e %M' -o "$times.one" sh -c "$*" > /dev/null
+		read -r t kb < "$times.one"
+		echo "$t" >> "$times"
+		[ "$kb" -gt "$peak" ] && peak=$kb
+		i=$((i + 1))
+	done
+	sort -n "$times" | awk -v name="$name" -v bytes="$bytes" -v peak="$peak" -v runs="$runs" \
+		-v stamp="$stamp" -v commit="$commit" '
+		{ t[NR] = $1 }
+		END {
+			med = (NR % 2) ? t[(NR + 1) / 2] : (t[NR / 2] + t[NR / 2 + 1]) / 2
+			if (med <= 0) med = 0.005
+			mbs = bytes / 1e6 / med
+			printf "{\"figure\":\"%s\",\"median_s\":%.3f,\"min_s\":%.3f,\"max_s\":%.3f,\"runs\":%d,\"bytes\":%d,\"mb_per_s\":%.1f,\"peak_kb\":%d,\"commit\":\"%s\",\"date\":\"%s\"}\n",
+				name, med, t[1], t[NR], runs, bytes, mbs, peak, commit, stamp
+		}' >> "$results"
+	rm -f "$times" "$times.one"
+}
+
+# inputs -------------------------------------------------------------------
+big() { # REPLICAS: the pair of make-big-pair.py
+	d=$out/big$1
+	if [ ! -f "$d/target/step0/rank0/dump.json" ]; then
+		python3 "$top/../shared/bench/make-big-pair.py" "$1" "$d" > /dev/null
+	fi
+	echo "$d"
+}
+gen() { # LAYERS MICRO: the project's own generator
+	d=$out/gen-l$1-m$2
+	if [ ! -f "$d/target/step0/rank0/dump.json" ]; then
+		"$bin/probe-gendump" --layers "$1" --micro-batches "$2" "$d" > /dev/null
+	fi
+	echo "$d"
+}
+size() { wc -c < "$1" | tr -d ' '; }
+
+pairs=
+if [ -f "$top/../shared/bench/make-big-pair.py" ] && command -v python3 > /dev/null; then
+	pairs="$(big 100) $(big 300)"
+else
+	echo "bench: ../shared/bench/make-big-pair.py or python3 missing: msprobe's big pair left out" >&2
+fi
+pairs="$pairs $(gen 100 40) $(gen 300 40)"
+
+# figures ------------------------------------------------------------------
+for p in $pairs; do
+	f=$p/target/step0/rank0/dump.json
+	label=$(basename "$p")
+	bytes=$(size "$f")
+	cat "$f" > /dev/null # into the page cache
+	measure "read-once:$label" "$bytes" "cat '$f'"
+	measure "flatten:$label" "$bytes" "'$bin/probe-flatten' -q '$f'"
+done
+# jq reference on the largest msprobe pair only: it takes seconds a run
+for p in $pairs; do last=$p; done
+f=$last/target/step0/rank0/dump.json
+RUNS_SAVED=$runs; runs=1
+measure "jq-c-data:$(basename "$last")" "$(size "$f")" "jq -c .data '$f'"
+runs=$RUNS_SAVED
+
+# table --------------------------------------------------------------------
+printf '%-28s %9s %9s %9s %10s %10s\n' figure median_s min_s max_s MB/s peak_MB
+jq -r '[.figure, .median_s, .min_s, .max_s, .mb_per_s, (.peak_kb / 1024 | floor)] | @tsv' "$results" |
+	awk -F'\t' '{ printf "%-28s %9.3f %9.3f %9.3f %10.1f %10d\n", $1, $2, $3, $4, $5, $6 }'
+echo
+echo "ratios (flatten MB/s over read-once MB/s, and over jq):"
+jq -rs '
+	(map({(.figure): .}) | add) as $f
+	| [.[] | select(.figure | startswith("flatten:"))]
+	| .[] | (.figure | sub("flatten:"; "")) as $l
+	| "  \($l): \(.mb_per_s) MB/s = \((.mb_per_s / $f["read-once:" + $l].mb_per_s * 100 | floor)) % of read-once"
+	  + (if $f["jq-c-data:" + $l] then ", \((.mb_per_s / $f["jq-c-data:" + $l].mb_per_s * 10 | floor) / 10)x jq" else "" end)' "$results"
+echo "results: $results"

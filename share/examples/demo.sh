@@ -1,0 +1,43 @@
+#!/bin/sh
+# make demo: the main job on a generated example.
+#
+# probe-gendump computes a small MLP twice, a golden run and a target run whose
+# fc2.weight is 1.01 times too large (the fault of the real fixture), and writes
+# both as msprobe dumps.  probe-flatten turns each into records; jq finds the
+# first leaf whose statistics differ.
+set -eu
+top=$(cd "$(dirname "$0")/../.." && pwd)
+build=${1:-build}
+case $build in /*) ;; *) build=$top/$build ;; esac
+PATH=$build/bin:$PATH
+out=${DEMO_DIR:-$top/build/demo}
+rm -rf "$out"
+mkdir -p "$out"
+cd "$out"
+
+say() { printf '\n$ %s\n' "$*"; }
+
+say probe-gendump --fault fc2-weight run
+probe-gendump --fault fc2-weight run
+
+say probe-flatten --list run/golden run/target
+probe-flatten --list run/golden run/target
+
+say "probe-flatten run/golden > golden.ndjson; probe-flatten run/target > target.ndjson"
+probe-flatten run/golden > golden.ndjson
+probe-flatten run/target > target.ndjson
+wc -l golden.ndjson target.ndjson
+
+say "head -1 target.ndjson | jq ."
+head -1 target.ndjson | jq .
+
+say "the first leaf, in execution order, whose statistics differ (bitwise, as text):"
+echo "jq -n --slurpfile g golden.ndjson --slurpfile t target.ndjson '...'"
+jq -n --slurpfile g golden.ndjson --slurpfile t target.ndjson '
+	[range(0; $t | length) as $i | $t[$i] as $a | $g[$i] as $b
+	 | select($a.key == $b.key and ([$a.max, $a.min, $a.mean, $a.norm] != [$b.max, $b.min, $b.mean, $b.norm]))
+	 | {seq: $a.seq, name: $a.name, state: $a.state,
+	    target: [$a.max, $a.min, $a.mean, $a.norm], golden: [$b.max, $b.min, $b.mean, $b.norm]}]
+	| first'
+echo
+echo "The dumps are in $out/run; the records in $out/*.ndjson."
