@@ -35,23 +35,22 @@ QUIET_LINK = @echo ' LINK' $@;
 QUIET_AR = @echo '   AR' $@;
 endif
 
-TOOLS = probe-flatten
+TOOLS = probe-flatten probe-gendump
 LIB_SRC = $(sort $(wildcard lib/*.c))
 LIB_OBJ = $(LIB_SRC:%.c=$(BUILD)/%.o)
 LIB_A = $(BUILD)/libprobe.a
 TOOL_BIN = $(TOOLS:%=$(BUILD)/bin/%)
 UNIT_SRC = $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BIN = $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
-GEN_BIN = $(BUILD)/bin/probe-gendump
 HEADERS = $(wildcard lib/*.h) tests/unit/tap.h
 
 DEBIAN_PACKAGES = make gcc libc6-dev pkg-config zlib1g-dev libxxhash-dev libjq-dev libcsv-dev \
 		  libyaml-dev jq time python3 bsdutils gzip
 
-.PHONY: all deps check check-fast asan demo bench install uninstall clean regen
+.PHONY: all deps check asan demo bench install uninstall clean regen completions unit
 .SUFFIXES:
 
-all: $(TOOL_BIN) $(GEN_BIN)
+all: $(TOOL_BIN)
 
 $(BUILD)/%.o: %.c $(HEADERS)
 	@mkdir -p $(dir $@)
@@ -61,10 +60,6 @@ $(LIB_A): $(LIB_OBJ)
 	$(QUIET_AR)rm -f $@ && $(AR) rcs $@ $^
 
 $(BUILD)/bin/%: $(BUILD)/tools/%.o $(LIB_A)
-	@mkdir -p $(dir $@)
-	$(QUIET_LINK)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(LIB_A) $(ALL_LDLIBS)
-
-$(GEN_BIN): $(BUILD)/tests/gen/gendump.o $(LIB_A)
 	@mkdir -p $(dir $@)
 	$(QUIET_LINK)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(LIB_A) $(ALL_LDLIBS)
 
@@ -98,6 +93,10 @@ check: deps
 	$(Q)$(MAKE) --no-print-directory all unit
 	$(Q)$(MAKE) --no-print-directory asan
 	$(Q)tests/run.sh --build $(BUILD) --asan build-asan
+
+# Rewrite the completions from the tools' option tables (commit the result).
+completions: all
+	$(Q)completions/gen.sh $(BUILD)/bin $(TOOLS)
 
 # Rewrite the expected output of the golden tests from what the tools print now.
 regen: all

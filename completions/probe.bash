@@ -20,3 +20,24 @@ _probe_flatten() {
 	_probe_dumps "$cur"
 }
 complete -o filenames -F _probe_flatten probe-flatten
+
+_probe_gendump() {
+	local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]}
+	COMPREPLY=()
+	case $prev in
+	--mode) COMPREPLY=($(compgen -W "statistics md5" -- "$cur")); return ;;
+	--fault) COMPREPLY=($(compgen -W "none fc2-weight fc2-weight-tiny input linear1-output nan" -- "$cur")); return ;;
+	--fault-rank) return ;;
+	--steps) return ;;
+	--ranks) return ;;
+	--micro-batches) return ;;
+	--layers) return ;;
+	--seed) return ;;
+	esac
+	if [[ $cur == -* ]]; then
+		COMPREPLY=($(compgen -W "--mode --fault --fault-rank --steps --ranks --micro-batches --layers --seed --print-tensors -h --help --version" -- "$cur"))
+		return
+	fi
+	COMPREPLY=($(compgen -f -- "$cur"))
+}
+complete -o filenames -F _probe_gendump probe-gendump

@@ -66,8 +66,7 @@ void opt_help(const struct tool_spec *spec)
 	}
 	printf("  %-24s %s\n", "-h, --help", "print this help and exit");
 	printf("  %-24s %s\n", "    --version", "print the version and exit");
-	if (!spec->no_man_page)
-		printf("\nSee %s(1).\n", spec->name);
+	printf("\nSee %s(1).\n", spec->name);
 }
 
 /* One line per option: short, long, argument, choices, flags, help (tab-separated). */

@@ -37,7 +37,6 @@ struct tool_spec {
 	const struct opt_spec *opts;
 	size_t nopts;
 	unsigned operand_flags; /* OPT_DUMP etc.: what operands complete to */
-	bool no_man_page;      /* --help does not point to a man page (test programs) */
 };
 
 /*

@@ -50,6 +50,8 @@ void output_close(void)
 		errno = errno ? errno : EIO;
 		write_failed();
 	}
+	free(buffer);
+	buffer = NULL;
 }
 
 static void write_error_record(const char *message)

@@ -1,5 +1,5 @@
 /*
- * probe-gendump: simulate a small training run and write the msprobe dumps
+ * gendump.c: simulate a small training run and write the msprobe dumps
  * (dump.json, stack.json, construct.json) of a golden run and of a target
  * run with an injected fault.  The tests and `make demo` stand on it.
  *
@@ -101,144 +101,43 @@
  * 44, and the stack of Functional.linear.<n>.forward (n = mb * L + i - 1)
  * names line 41 + i, the line calling self.fc<i>.
  */
-#include "../../lib/jsonw.h"
-#include "../../lib/msg.h"
-#include "../../lib/opt.h"
-#include "../../lib/pyfmt.h"
-#include "../../lib/strbuf.h"
-#include "../../lib/xalloc.h"
+#include "gendump.h"
+#include "jsonw.h"
+#include "msg.h"
+#include "pyfmt.h"
+#include "strbuf.h"
+#include "xalloc.h"
 
 #include <math.h>
 #include <sys/stat.h>
 #include <zlib.h>
 
-/* ------------------------------------------------------------------ */
-/* Options */
-
-enum fault_kind {
-	FAULT_NONE,
-	FAULT_FC2_WEIGHT,
-	FAULT_FC2_WEIGHT_TINY,
-	FAULT_INPUT,
-	FAULT_LINEAR1_OUTPUT,
-	FAULT_NAN,
-};
-
 static const char *const fault_names[] = {
-	[FAULT_NONE] = "none",
-	[FAULT_FC2_WEIGHT] = "fc2-weight",
-	[FAULT_FC2_WEIGHT_TINY] = "fc2-weight-tiny",
-	[FAULT_INPUT] = "input",
-	[FAULT_LINEAR1_OUTPUT] = "linear1-output",
-	[FAULT_NAN] = "nan",
+	[GEN_FAULT_NONE] = "none",
+	[GEN_FAULT_FC2_WEIGHT] = "fc2-weight",
+	[GEN_FAULT_FC2_WEIGHT_TINY] = "fc2-weight-tiny",
+	[GEN_FAULT_INPUT] = "input",
+	[GEN_FAULT_LINEAR1_OUTPUT] = "linear1-output",
+	[GEN_FAULT_NAN] = "nan",
 };
 
-struct config {
-	bool md5;
-	enum fault_kind fault;
-	int fault_rank;
-	int steps;
-	int ranks;
-	int micro_batches;
-	int layers;
-	uint64_t seed;
-	bool print_tensors;
-	const char *outdir;
-};
-
-enum {
-	OPT_MODE = 256,
-	OPT_FAULT,
-	OPT_FAULT_RANK,
-	OPT_STEPS,
-	OPT_RANKS,
-	OPT_MICRO_BATCHES,
-	OPT_LAYERS,
-	OPT_SEED,
-	OPT_PRINT_TENSORS,
-};
-
-static const struct opt_spec options[] = {
-	{ OPT_MODE, 0, "mode", "MODE", "statistics (default) or md5: also write each tensor's CRC-32",
-	  "statistics|md5", 0 },
-	{ OPT_FAULT, 0, "fault", "KIND", "fault injected into the target run (default fc2-weight)",
-	  "none|fc2-weight|fc2-weight-tiny|input|linear1-output|nan", 0 },
-	{ OPT_FAULT_RANK, 0, "fault-rank", "R", "rank that carries the fault (default 0)", NULL, 0 },
-	{ OPT_STEPS, 0, "steps", "N", "training steps, with an SGD update between them (default 1)", NULL, 0 },
-	{ OPT_RANKS, 0, "ranks", "N", "data-parallel ranks, gradients averaged by all_reduce (default 1)", NULL,
-	  0 },
-	{ OPT_MICRO_BATCHES, 0, "micro-batches", "M", "forward+backward passes per step (default 1)", NULL, 0 },
-	{ OPT_LAYERS, 0, "layers", "L", "Linear layers, at least 2 (default 3)", NULL, 0 },
-	{ OPT_SEED, 0, "seed", "S", "seed of weights, inputs and targets (default 1)", NULL, 0 },
-	{ OPT_PRINT_TENSORS, 0, "print-tensors", NULL,
-	  "print every tensor of the golden run's step 0 rank 0 on stdout (for checking)", NULL, 0 },
-};
-
-static const struct tool_spec spec = {
-	.name = "probe-gendump",
-	.synopsis = "[--mode MODE] [--fault KIND] [--fault-rank R] [--steps N] [--ranks N] "
-		    "[--micro-batches M] [--layers L] [--seed S] [--print-tensors] OUTDIR",
-	.summary = "Simulate the training of a small MLP and write msprobe dumps of a golden run and of a "
-		   "target run with an injected fault to OUTDIR/golden and OUTDIR/target.",
-	.opts = options,
-	.nopts = ARRAY_SIZE(options),
-	.operand_flags = OPT_DIR,
-	.no_man_page = true,
-};
-
-static enum fault_kind parse_fault(const char *arg)
+const char *gen_fault_name(enum gen_fault f)
 {
-	for (size_t i = 0; i < ARRAY_SIZE(fault_names); i++)
-		if (!strcmp(arg, fault_names[i]))
-			return (enum fault_kind)i;
-	opt_usage_error(&spec, "unknown --fault kind: %s", arg);
+	return fault_names[f];
 }
 
-static void parse_options(struct config *cfg, int argc, char **argv)
+int gen_fault_parse(const char *name)
 {
-	const char *arg;
-	int c, first;
+	for (size_t i = 0; i < ARRAY_SIZE(fault_names); i++)
+		if (!strcmp(name, fault_names[i]))
+			return (int)i;
+	return -1;
+}
 
-	*cfg = (struct config){ .fault = FAULT_FC2_WEIGHT, .steps = 1, .ranks = 1, .micro_batches = 1,
-				.layers = 3, .seed = 1 };
-	while ((c = opt_next(&spec, argc, argv, &arg, &first)) != -1) {
-		switch (c) {
-		case OPT_MODE:
-			if (strcmp(arg, "statistics") && strcmp(arg, "md5"))
-				opt_usage_error(&spec, "unknown --mode: %s", arg);
-			cfg->md5 = !strcmp(arg, "md5");
-			break;
-		case OPT_FAULT:
-			cfg->fault = parse_fault(arg);
-			break;
-		case OPT_FAULT_RANK:
-			cfg->fault_rank = (int)opt_number(&spec, "--fault-rank", arg, 0, 63);
-			break;
-		case OPT_STEPS:
-			cfg->steps = (int)opt_number(&spec, "--steps", arg, 1, 100000);
-			break;
-		case OPT_RANKS:
-			cfg->ranks = (int)opt_number(&spec, "--ranks", arg, 1, 64);
-			break;
-		case OPT_MICRO_BATCHES:
-			cfg->micro_batches = (int)opt_number(&spec, "--micro-batches", arg, 1, 100000);
-			break;
-		case OPT_LAYERS:
-			cfg->layers = (int)opt_number(&spec, "--layers", arg, 2, 100000);
-			break;
-		case OPT_SEED:
-			cfg->seed = (uint64_t)opt_number(&spec, "--seed", arg, 0, INT64_MAX);
-			break;
-		case OPT_PRINT_TENSORS:
-			cfg->print_tensors = true;
-			break;
-		}
-	}
-	if (argc - first != 1)
-		opt_usage_error(&spec, argc == first ? "no output directory given" : "more than one operand");
-	if (cfg->fault_rank >= cfg->ranks)
-		opt_usage_error(&spec, "--fault-rank %d is not below --ranks %d", cfg->fault_rank, cfg->ranks);
-	cfg->outdir = argv[first];
+void gen_config_init(struct gen_config *cfg)
+{
+	*cfg = (struct gen_config){ .fault = GEN_FAULT_FC2_WEIGHT, .steps = 1, .ranks = 1, .micro_batches = 1,
+				    .layers = 3, .seed = 1 };
 }
 
 /* ------------------------------------------------------------------ */
@@ -624,7 +523,7 @@ struct stack_group {
 };
 
 struct rank_dump {
-	const struct config *cfg;
+	const struct gen_config *cfg;
 	struct strbuf dir;
 	struct jw json;
 	bool print_tensors;    /* print this dump's tensors on stdout */
@@ -658,7 +557,7 @@ static void make_directories(const char *path)
 	strbuf_release(&sb);
 }
 
-static void rank_dump_open(struct rank_dump *d, const struct config *cfg, const char *side, int step, int rank)
+static void rank_dump_open(struct rank_dump *d, const struct gen_config *cfg, const char *side, int step, int rank)
 {
 	struct strbuf path = STRBUF_INIT;
 	size_t nkeys = st_mult(STACK_KINDS, (size_t)cfg->layers + 1);
@@ -906,7 +805,7 @@ struct layer {
 
 struct model {
 	int nlayers;
-	enum fault_kind fault; /* FAULT_NONE unless this is the faulty rank of the target run */
+	enum gen_fault fault; /* GEN_FAULT_NONE unless this is the faulty rank of the target run */
 	struct layer *layers;
 	struct tensor x, y, loss, loss_grad;
 };
@@ -952,15 +851,15 @@ static void layer_release(struct layer *l)
 static void apply_weight_fault(struct model *m)
 {
 	struct tensor *w = &m->layers[1].weight;
-	if (m->fault == FAULT_FC2_WEIGHT)
+	if (m->fault == GEN_FAULT_FC2_WEIGHT)
 		for (size_t i = 0; i < w->n; i++)
 			w->v[i] *= 1.01f;
-	else if (m->fault == FAULT_FC2_WEIGHT_TINY)
+	else if (m->fault == GEN_FAULT_FC2_WEIGHT_TINY)
 		w->v[0] = nextafterf(w->v[0], INFINITY);
 	tensor_changed(w);
 }
 
-static void model_init(struct model *m, const struct config *cfg, enum fault_kind fault)
+static void model_init(struct model *m, const struct gen_config *cfg, enum gen_fault fault)
 {
 	uint64_t rng = rng_stream(cfg->seed, RNG_WEIGHTS, 0, 0, 0);
 
@@ -996,12 +895,12 @@ static struct tensor *layer_input(struct model *m, int i)
 	return i == 0 ? &m->x : &m->layers[i - 1].activation;
 }
 
-static void load_batch(struct model *m, const struct config *cfg, int step, int rank, int mb)
+static void load_batch(struct model *m, const struct gen_config *cfg, int step, int rank, int mb)
 {
 	uint64_t rng = rng_stream(cfg->seed, RNG_INPUT, (uint64_t)rank, (uint64_t)step, (uint64_t)mb);
 	for (size_t i = 0; i < m->x.n; i++)
 		m->x.v[i] = rng_normal(&rng);
-	if (m->fault == FAULT_INPUT)
+	if (m->fault == GEN_FAULT_INPUT)
 		m->x.v[0] += 0.5f;
 	tensor_changed(&m->x);
 }
@@ -1019,9 +918,9 @@ static void linear_forward(struct model *m, int i)
 				acc += in->v[b * l->in + k] * l->weight.v[j * l->in + k];
 			l->output.v[b * l->out + j] = acc + l->bias.v[j];
 		}
-	if (i == 1 && m->fault == FAULT_LINEAR1_OUTPUT)
+	if (i == 1 && m->fault == GEN_FAULT_LINEAR1_OUTPUT)
 		l->output.v[0] += 1e-3f;
-	if (i == 1 && m->fault == FAULT_NAN)
+	if (i == 1 && m->fault == GEN_FAULT_NAN)
 		l->output.v[0] = NAN;
 	tensor_changed(&l->output);
 }
@@ -1303,7 +1202,7 @@ static void backward_pass(struct model *m, struct rank_dump *d, const struct cou
 	}
 }
 
-static void train_micro_batch(struct model *m, struct rank_dump *d, const struct config *cfg, int step,
+static void train_micro_batch(struct model *m, struct rank_dump *d, const struct gen_config *cfg, int step,
 			      int rank, int mb)
 {
 	struct counters c = { .mb = mb, .linear0 = mb * m->nlayers, .relu0 = mb * (m->nlayers - 1) };
@@ -1412,14 +1311,14 @@ static void average_gradients(struct model *models, struct rank_dump *dumps, int
 
 /* ------------------------------------------------------------------ */
 
-static void run_training(const struct config *cfg, bool target)
+static void run_training(const struct gen_config *cfg, bool target)
 {
 	const char *side = target ? "target" : "golden";
 	struct model *models = xcalloc((size_t)cfg->ranks, sizeof(*models));
 	struct rank_dump *dumps = xcalloc((size_t)cfg->ranks, sizeof(*dumps));
 
 	for (int r = 0; r < cfg->ranks; r++)
-		model_init(&models[r], cfg, target && r == cfg->fault_rank ? cfg->fault : FAULT_NONE);
+		model_init(&models[r], cfg, target && r == cfg->fault_rank ? cfg->fault : GEN_FAULT_NONE);
 	for (int step = 0; step < cfg->steps; step++) {
 		for (int r = 0; r < cfg->ranks; r++) {
 			rank_dump_open(&dumps[r], cfg, side, step, r);
@@ -1439,15 +1338,10 @@ static void run_training(const struct config *cfg, bool target)
 	free(dumps);
 }
 
-int main(int argc, char **argv)
+void gen_write(const struct gen_config *cfg)
 {
-	struct config cfg;
-
-	msg_set_progname(argv[0]);
-	parse_options(&cfg, argc, argv);
-	run_training(&cfg, false);
-	run_training(&cfg, true);
-	if (fflush(stdout) || ferror(stdout))
+	run_training(cfg, false);
+	run_training(cfg, true);
+	if (cfg->print_tensors && (fflush(stdout) || ferror(stdout)))
 		die_errno("cannot write standard output");
-	return PROBE_OK;
 }
