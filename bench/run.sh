@@ -30,9 +30,11 @@ measure() {
 	peak=0
 	i=0
 	while [ $i -lt "$runs" ]; do
-		/usr/bin/time -f '%e %M' -o "$times.one" sh -c "$*" > /dev/null
-		read -r t kb < "$times.one"
-		echo "$t" >> "$times"
+		start=$(date +%s%N)
+		/usr/bin/time -f '%M' -o "$times.one" sh -c "$*" > /dev/null
+		end=$(date +%s%N)
+		read -r kb < "$times.one"
+		echo "$(( (end - start) / 1000 ))" | awk '{ printf "%.6f\n", $1 / 1e6 }' >> "$times"
 		[ "$kb" -gt "$peak" ] && peak=$kb
 		i=$((i + 1))
 	done
@@ -41,9 +43,9 @@ measure() {
 		{ t[NR] = $1 }
 		END {
 			med = (NR % 2) ? t[(NR + 1) / 2] : (t[NR / 2] + t[NR / 2 + 1]) / 2
-			if (med <= 0) med = 0.005
+			if (med <= 0) med = 0.000001
 			mbs = bytes / 1e6 / med
-			printf "{\"figure\":\"%s\",\"median_s\":%.3f,\"min_s\":%.3f,\"max_s\":%.3f,\"runs\":%d,\"bytes\":%d,\"mb_per_s\":%.1f,\"peak_kb\":%d,\"commit\":\"%s\",\"date\":\"%s\"}\n",
+			printf "{\"figure\":\"%s\",\"median_s\":%.4f,\"min_s\":%.4f,\"max_s\":%.4f,\"runs\":%d,\"bytes\":%d,\"mb_per_s\":%.1f,\"peak_kb\":%d,\"commit\":\"%s\",\"date\":\"%s\"}\n",
 				name, med, t[1], t[NR], runs, bytes, mbs, peak, commit, stamp
 		}' >> "$results"
 	rm -f "$times" "$times.one"
@@ -83,8 +85,9 @@ for p in $pairs; do
 	measure "read-once:$label" "$bytes" "cat '$f'"
 	measure "flatten:$label" "$bytes" "'$bin/probe-flatten' -q '$f'"
 done
-# jq reference on the largest msprobe pair only: it takes seconds a run
-for p in $pairs; do last=$p; done
+# jq reference on the largest pair only (msprobe's when it is there): it takes seconds a run
+last=$(echo $pairs | tr ' ' '\n' | grep big | tail -1)
+[ -n "$last" ] || last=$(echo $pairs | tr ' ' '\n' | tail -1)
 f=$last/target/step0/rank0/dump.json
 RUNS_SAVED=$runs; runs=1
 measure "jq-c-data:$(basename "$last")" "$(size "$f")" "jq -c .data '$f'"
@@ -93,7 +96,7 @@ runs=$RUNS_SAVED
 # table --------------------------------------------------------------------
 printf '%-28s %9s %9s %9s %10s %10s\n' figure median_s min_s max_s MB/s peak_MB
 jq -r '[.figure, .median_s, .min_s, .max_s, .mb_per_s, (.peak_kb / 1024 | floor)] | @tsv' "$results" |
-	awk -F'\t' '{ printf "%-28s %9.3f %9.3f %9.3f %10.1f %10d\n", $1, $2, $3, $4, $5, $6 }'
+	awk -F'\t' '{ printf "%-28s %9.4f %9.4f %9.4f %10.1f %10d\n", $1, $2, $3, $4, $5, $6 }'
 echo
 echo "ratios (flatten MB/s over read-once MB/s, and over jq):"
 jq -rs '

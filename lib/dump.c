@@ -218,6 +218,9 @@ static int walk(struct reading *rd, const struct jnode *node, enum leaf_state st
 			return 0;
 		}
 		for (c = node->child; c; c = c->next) {
+			if (memchr(c->key, '\0', c->key_len))
+				return fail_at(rd, c->line, c->col, "a key in entry \"%s\" contains a NUL character: "
+					       "its rows cannot be named", rd->entry);
 			strbuf_addch(&rd->path, '.');
 			strbuf_add(&rd->path, c->key, c->key_len);
 			if (walk(rd, c, state, depth + 1) < 0)
@@ -320,6 +323,9 @@ static int read_entry(struct reading *rd, const struct json_token *key)
 	int ret;
 
 	arena_reset(&rd->arena);
+	if (!key->len || memchr(key->text, '\0', key->len))
+		return fail_at(rd, key->line, key->col, "an entry name %s: its rows cannot be named",
+			       key->len ? "contains a NUL character" : "is empty");
 	rd->entry = arena_memdupz(&rd->arena, key->text, key->len);
 	if (json_reader_next(&rd->json, &tok) == JSON_ERROR)
 		return json_failed(rd);

@@ -1115,6 +1115,16 @@ static void dump_mse_loss_forward(struct rank_dump *d, struct model *m, const st
 	entry_end(d);
 }
 
+/* A backward entry: "input" (grads flowing in) and "output" (grads flowing out). */
+static void dump_backward(struct rank_dump *d, struct tensor *const *in, int nin, struct tensor *const *out,
+			  int nout)
+{
+	entry_begin(d, NO_STACK, true, NULL);
+	tensor_list(d, "input", "input", in, nin);
+	tensor_list(d, "output", "output", out, nout);
+	entry_end(d);
+}
+
 static void dump_mse_loss_backward(struct rank_dump *d, struct model *m, const struct counters *c)
 {
 	struct tensor *in[] = { &m->loss_grad };
@@ -1122,10 +1132,7 @@ static void dump_mse_loss_backward(struct rank_dump *d, struct model *m, const s
 
 	strbuf_reset(&d->entry);
 	strbuf_addf(&d->entry, "Functional.mse_loss.%d.backward", c->mb);
-	entry_begin(d, NO_STACK, true, NULL);
-	tensor_list(d, "input", "input", in, 1);
-	tensor_list(d, "output", "output", out, 2);
-	entry_end(d);
+	dump_backward(d, in, 1, out, 2);
 }
 
 /* F.linear's backward as autograd's AddmmBackward gives it: grads of bias, input, weight.T. */
@@ -1138,10 +1145,7 @@ static void dump_linear_backward(struct rank_dump *d, struct model *m, int i, co
 
 	strbuf_reset(&d->entry);
 	strbuf_addf(&d->entry, "Functional.linear.%d.backward", c->linear0 + i);
-	entry_begin(d, NO_STACK, true, NULL);
-	tensor_list(d, "input", "input", in, 1);
-	tensor_list(d, "output", "output", out, 3);
-	entry_end(d);
+	dump_backward(d, in, 1, out, 3);
 }
 
 /* param.grad after this micro-batch, bias first: its AccumulateGrad hook fires first. */
@@ -1167,10 +1171,7 @@ static void dump_relu_backward(struct rank_dump *d, struct model *m, int i, cons
 
 	strbuf_reset(&d->entry);
 	strbuf_addf(&d->entry, "Functional.relu.%d.backward", c->relu0 + i);
-	entry_begin(d, NO_STACK, true, NULL);
-	tensor_list(d, "input", "input", in, 1);
-	tensor_list(d, "output", "output", out, 1);
-	entry_end(d);
+	dump_backward(d, in, 1, out, 1);
 }
 
 static void forward_pass(struct model *m, struct rank_dump *d, const struct counters *c)

@@ -579,13 +579,7 @@ static enum json_type end_of_input(struct json_reader *r, struct json_token *tok
 
 enum json_type json_reader_next(struct json_reader *r, struct json_token *tok)
 {
-	tok->type = JSON_ERROR; /* what a failure below leaves */
-	tok->nonfinite = false;
-	tok->text = NULL;
-	tok->len = 0;
-	tok->offset = r->base + r->pos;
-	tok->line = r->line;
-	tok->col = col_of(r, tok->offset);
+	start_token(r, tok, JSON_ERROR); /* what a failure below leaves */
 	for (;;) {
 		if (r->failed) {
 			start_token(r, tok, JSON_ERROR);

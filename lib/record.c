@@ -1,4 +1,5 @@
 #include "record.h"
+#include "layout.h"
 #include "jsonw.h"
 #include "xalloc.h"
 
@@ -199,6 +200,17 @@ void record_add_leaf(struct strbuf *out, struct record_source *src, const struct
 	if (leaf->msprobe_skips)
 		strbuf_add(out, ",\"msprobe_skips\":true", 21);
 	strbuf_add(out, "}\n", 2);
+}
+
+void record_add_dump_file(struct strbuf *out, const struct dump_file *df, int64_t rank, int64_t step)
+{
+	strbuf_add(out, "{\"dump\":", 8);
+	jsonw_str(out, df->path);
+	strbuf_add(out, ",\"rank\":", 8);
+	add_int_or_null(out, rank);
+	strbuf_add(out, ",\"step\":", 8);
+	add_int_or_null(out, step);
+	strbuf_addstr(out, df->debug ? ",\"kind\":\"debug\"}\n" : ",\"kind\":\"dump\"}\n");
 }
 
 void record_add_error(struct strbuf *out, const char *message)

@@ -48,6 +48,10 @@ char *record_tensor_dir(const char *dump_path, const char *dump_data_dir);
 /* Append the record of one leaf, with its newline. */
 void record_add_leaf(struct strbuf *out, struct record_source *src, const struct leaf *leaf);
 
+/* Append the --list record of a dump file: {"dump", "rank", "step", "kind"}, rank/step -1 as null. */
+struct dump_file;
+void record_add_dump_file(struct strbuf *out, const struct dump_file *df, int64_t rank, int64_t step);
+
 /* Append {"error": message} with its newline: the mark of an incomplete stream. */
 void record_add_error(struct strbuf *out, const char *message);
 

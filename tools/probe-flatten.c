@@ -2,7 +2,6 @@
  * probe-flatten: msprobe dumps in, one record per leaf out (NDJSON).
  */
 #include "../lib/dump.h"
-#include "../lib/jsonw.h"
 #include "../lib/layout.h"
 #include "../lib/msg.h"
 #include "../lib/opt.h"
@@ -75,19 +74,7 @@ static void flatten_one(const struct dump_file *df, int64_t rank, int64_t step)
 static void list_one(const struct dump_file *df, int64_t rank, int64_t step)
 {
 	struct strbuf sb = STRBUF_INIT;
-	strbuf_addf(&sb, "{\"dump\":");
-	jsonw_str(&sb, df->path);
-	strbuf_addstr(&sb, ",\"rank\":");
-	if ((rank >= 0 ? rank : df->rank) >= 0)
-		strbuf_addi(&sb, rank >= 0 ? rank : df->rank);
-	else
-		strbuf_addstr(&sb, "null");
-	strbuf_addstr(&sb, ",\"step\":");
-	if ((step >= 0 ? step : df->step) >= 0)
-		strbuf_addi(&sb, step >= 0 ? step : df->step);
-	else
-		strbuf_addstr(&sb, "null");
-	strbuf_addf(&sb, ",\"kind\":\"%s\"}\n", df->debug ? "debug" : "dump");
+	record_add_dump_file(&sb, df, rank >= 0 ? rank : df->rank, step >= 0 ? step : df->step);
 	output_write(sb.buf, sb.len);
 	strbuf_release(&sb);
 }

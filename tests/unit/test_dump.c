@@ -154,6 +154,11 @@ static void test_errors(void)
 	expect(HEAD "{}}", "error: 1:79: \"data\" has no entries: nothing to compare\n", "empty data");
 	expect(HEAD "{\"a.0.forward\":{\"input_args\":[],\"output\":[]}}}",
 	       "error: 1:79: \"data\" has 1 entry but no leaves: nothing to compare\n", "entries without leaves");
+	expect(HEAD "{\"\":{\"output\":[" T("1") "]}}}",
+	       "error: 1:87: an entry name is empty: its rows cannot be named\n", "an empty entry name");
+	expect(HEAD "{\"a\\u0000b.0.forward\":{\"output\":[" T("1") "]}}}",
+	       "error: 1:87: an entry name contains a NUL character: its rows cannot be named\n",
+	       "an entry name with a NUL");
 	expect(HEAD "{\"a.0.forward\":[1]}}",
 	       "error: 1:87: entry \"a.0.forward\" is an array, expected an object\n", "entry is not an object");
 	expect(HEAD "{\"Torch.a.0.forward\":{\"output\":[" T("1") "]}",
