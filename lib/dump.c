@@ -329,14 +329,15 @@ static int read_entry(struct reading *rd, const struct json_token *key)
 	rd->entry = arena_memdupz(&rd->arena, key->text, key->len);
 	if (json_reader_next(&rd->json, &tok) == JSON_ERROR)
 		return json_failed(rd);
-	if (tok.type != JSON_OBJECT_BEGIN)
+	entry_name_parse(rd->entry, strlen(rd->entry), &en);
+	/* a single-point save may be any value; API and module entries are objects */
+	if (tok.type != JSON_OBJECT_BEGIN && en.layout != LAYOUT_DEBUG)
 		return fail_at(rd, key->line, key->col, "entry \"%s\" is %s, expected an object",
 			       rd->entry, token_article(tok.type));
 	rd->entry_node = jtree_build(&rd->json, &tok, &rd->arena);
 	if (!rd->entry_node)
 		return json_failed(rd);
 
-	entry_name_parse(rd->entry, strlen(rd->entry), &en);
 	order = backward_counter_next(&rd->counter, rd->entry, &en);
 	if (!rd->d->debug_file && (en.dir == DIR_NONE || !en.base_len)) {
 		if (!rd->d->skipped_entries++) {
