@@ -25,7 +25,7 @@ WARNINGS += -Werror
 endif
 ALL_CFLAGS = -std=c11 $(WARNINGS) $(CFLAGS)
 ALL_CPPFLAGS = $(CPPFLAGS)
-PROBE_LIBS = -lz -lxxhash -lm
+PROBE_LIBS = -lyaml -lz -lxxhash -lm
 ALL_LDLIBS = $(PROBE_LIBS) $(LDLIBS)
 
 ifneq ($(V),1)
@@ -35,7 +35,7 @@ QUIET_LINK = @echo ' LINK' $@;
 QUIET_AR = @echo '   AR' $@;
 endif
 
-TOOLS = probe-flatten probe-gendump
+TOOLS = probe-flatten probe-gendump probe-match probe-metric
 LIB_SRC = $(sort $(wildcard lib/*.c))
 LIB_OBJ = $(LIB_SRC:%.c=$(BUILD)/%.o)
 LIB_A = $(BUILD)/libprobe.a

@@ -16,17 +16,21 @@ static void build(const struct tool_spec *spec)
 	if (built_for == spec)
 		return;
 	long_options = xcalloc(spec->nopts + 4, sizeof(*long_options));
-	short_options = xcalloc(spec->nopts * 2 + 4, 1);
+	short_options = xcalloc(spec->nopts * 3 + 4, 1);
 	short_options[k++] = '+'; /* stop at the first operand, as POSIX tools do */
 	short_options[k++] = ':'; /* tell a missing argument from an unknown option */
 	short_options[k++] = 'h';
 	for (size_t i = 0; i < spec->nopts; i++) {
 		const struct opt_spec *o = &spec->opts[i];
-		long_options[n++] = (struct option){ o->long_name, o->arg ? required_argument : no_argument,
+		long_options[n++] = (struct option){ o->long_name,
+						     !o->arg ? no_argument
+						     : (o->flags & OPT_OPTIONAL) ? optional_argument : required_argument,
 						     NULL, o->id };
 		if (o->short_name) {
 			short_options[k++] = o->short_name;
 			if (o->arg)
+				short_options[k++] = ':';
+			if (o->arg && (o->flags & OPT_OPTIONAL))
 				short_options[k++] = ':';
 		}
 	}
@@ -56,12 +60,13 @@ void opt_help(const struct tool_spec *spec)
 	for (size_t i = 0; i < spec->nopts; i++) {
 		const struct opt_spec *o = &spec->opts[i];
 		char left[64];
+		const char *sep = !o->arg ? "" : (o->flags & OPT_OPTIONAL) ? "[=" : " ";
+		const char *close = o->arg && (o->flags & OPT_OPTIONAL) ? "]" : "";
 		if (o->short_name)
-			snprintf(left, sizeof(left), "-%c, --%s%s%s", o->short_name, o->long_name,
-				 o->arg ? " " : "", o->arg ? o->arg : "");
+			snprintf(left, sizeof(left), "-%c, --%s%s%s%s", o->short_name, o->long_name, sep,
+				 o->arg ? o->arg : "", close);
 		else
-			snprintf(left, sizeof(left), "    --%s%s%s", o->long_name, o->arg ? " " : "",
-				 o->arg ? o->arg : "");
+			snprintf(left, sizeof(left), "    --%s%s%s%s", o->long_name, sep, o->arg ? o->arg : "", close);
 		printf("  %-24s %s\n", left, o->help);
 	}
 	printf("  %-24s %s\n", "-h, --help", "print this help and exit");
@@ -74,10 +79,10 @@ static void list_options(const struct tool_spec *spec)
 {
 	for (size_t i = 0; i < spec->nopts; i++) {
 		const struct opt_spec *o = &spec->opts[i];
-		printf("%c\t%s\t%s\t%s\t%s%s%s\t%s\n", o->short_name ? o->short_name : '-', o->long_name,
+		printf("%c\t%s\t%s\t%s\t%s%s%s%s\t%s\n", o->short_name ? o->short_name : '-', o->long_name,
 		       o->arg ? o->arg : "-", o->choices ? o->choices : "-",
 		       o->flags & OPT_FILE ? "f" : "", o->flags & OPT_DIR ? "d" : "",
-		       o->flags & OPT_DUMP ? "D" : "", o->help);
+		       o->flags & OPT_DUMP ? "D" : "", o->flags & OPT_OPTIONAL ? "o" : "", o->help);
 	}
 	printf("h\thelp\t-\t-\t\tprint this help and exit\n");
 	printf("-\tversion\t-\t-\t\tprint the version and exit\n");

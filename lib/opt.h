@@ -18,6 +18,7 @@ enum opt_flags {
 	OPT_FILE = 1 << 0,   /* the argument is a file path (completion) */
 	OPT_DIR = 1 << 1,    /* the argument is a directory */
 	OPT_DUMP = 1 << 2,   /* the argument is a dump path (dir or dump.json) */
+	OPT_OPTIONAL = 1 << 3, /* the argument may be left out (--opt or --opt=ARG) */
 };
 
 struct opt_spec {

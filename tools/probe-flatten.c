@@ -1,7 +1,7 @@
 /*
  * probe-flatten: msprobe dumps in, one record per leaf out (NDJSON).
  */
-#include "../lib/dump.h"
+#include "../lib/flatten.h"
 #include "../lib/layout.h"
 #include "../lib/msg.h"
 #include "../lib/opt.h"
@@ -29,46 +29,28 @@ static const struct tool_spec spec = {
 	.operand_flags = OPT_DUMP,
 };
 
-struct flatten {
-	struct record_source src;
-	struct strbuf out;
+struct output {
+	struct strbuf buf;
 };
 
-static int write_leaf(const struct dump_reader *d, const struct leaf *leaf, void *ctx)
+static int write_record(const char *record, size_t len, void *ctx)
 {
-	struct flatten *f = ctx;
-	(void)d;
-	if (!f->src.task) {
-		f->src.task = d->meta.task;
-		f->src.tensor_dir = record_tensor_dir(d->path, d->meta.dump_data_dir);
-		record_source_prepare(&f->src);
-	}
-	record_add_leaf(&f->out, &f->src, leaf);
-	output_flush_strbuf(&f->out, 1 << 16);
+	struct output *o = ctx;
+	strbuf_add(&o->buf, record, len);
+	output_flush_strbuf(&o->buf, 1 << 16);
 	return 0;
 }
 
 static void flatten_one(const struct dump_file *df, int64_t rank, int64_t step)
 {
-	struct dump_reader d;
-	struct flatten f = { .out = STRBUF_INIT };
-
-	dump_reader_init(&d, df->path);
-	d.debug_file = df->debug;
-	f.src = (struct record_source){
-		.rank = rank >= 0 ? rank : df->rank,
-		.step = step >= 0 ? step : df->step,
-		.dump = df->path,
-	};
-	if (dump_read(&d, write_leaf, &f) < 0) {
-		output_flush_strbuf(&f.out, 0);
-		die("%s", d.err.buf);
-	}
-	output_flush_strbuf(&f.out, 0);
-	free((char *)f.src.tensor_dir);
-	record_source_release(&f.src);
-	strbuf_release(&f.out);
-	dump_reader_release(&d);
+	struct output o = { STRBUF_INIT };
+	struct strbuf err = STRBUF_INIT;
+	int ret = flatten_dump(df, rank, step, write_record, &o, &err);
+	output_flush_strbuf(&o.buf, 0);
+	if (ret < 0)
+		die("%s", err.buf);
+	strbuf_release(&o.buf);
+	strbuf_release(&err);
 }
 
 static void list_one(const struct dump_file *df, int64_t rank, int64_t step)

@@ -1,0 +1,47 @@
+#include "flatten.h"
+#include "dump.h"
+#include "record.h"
+
+struct flattening {
+	struct record_source src;
+	bool prepared;
+	struct strbuf text;
+	flatten_fn fn;
+	void *ctx;
+};
+
+static int one_leaf(const struct dump_reader *d, const struct leaf *leaf, void *ctx)
+{
+	struct flattening *f = ctx;
+	if (!f->prepared) {
+		f->src.task = d->meta.task;
+		f->src.tensor_dir = record_tensor_dir(d->path, d->meta.dump_data_dir);
+		record_source_prepare(&f->src);
+		f->prepared = true;
+	}
+	strbuf_reset(&f->text);
+	record_add_leaf(&f->text, &f->src, leaf);
+	return f->fn(f->text.buf, f->text.len, f->ctx);
+}
+
+int flatten_dump(const struct dump_file *df, int64_t rank, int64_t step, flatten_fn fn, void *ctx,
+		 struct strbuf *err)
+{
+	struct dump_reader d;
+	struct flattening f = { .text = STRBUF_INIT, .fn = fn, .ctx = ctx };
+	int ret;
+
+	dump_reader_init(&d, df->path);
+	d.debug_file = df->debug;
+	f.src.rank = rank >= 0 ? rank : df->rank;
+	f.src.step = step >= 0 ? step : df->step;
+	f.src.dump = df->path;
+	ret = dump_read(&d, one_leaf, &f);
+	if (ret < 0)
+		strbuf_addbuf(err, &d.err);
+	free((char *)f.src.tensor_dir);
+	record_source_release(&f.src);
+	strbuf_release(&f.text);
+	dump_reader_release(&d);
+	return ret;
+}

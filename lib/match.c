@@ -1,0 +1,717 @@
+#include "match.h"
+#include "arena.h"
+#include "flatten.h"
+#include "json.h"
+#include "jsonw.h"
+#include "layout.h"
+#include "leafrec.h"
+#include "lines.h"
+#include "mscell.h"
+#include "strmap.h"
+#include "xalloc.h"
+
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+#define NO_LEAF UINT32_MAX
+
+struct gleaf {
+	const char *text;     /* the golden record (arena) */
+	const char *mkey;     /* the match key (arena) */
+	const char *key;      /* the record's compare key, as JSON text (arena) */
+	const char *dtype;    /* msprobe's dtype cell, for the gate (arena) */
+	uint32_t text_len, mkey_len, key_len;
+	uint32_t group;
+	uint32_t dup_next;    /* next golden leaf with the same group and key */
+	uint64_t hash;
+	uint64_t matched_gen; /* the pairing that took it last */
+	int64_t matched_tseq; /* the target seq that took it in that pairing */
+};
+
+struct ggroup {
+	int64_t step, rank;
+	uint32_t first, count; /* leaves [first, first + count) */
+	bool paired;
+};
+
+/* The target side's current (step, rank) and what it pairs with. */
+struct tgroup {
+	bool started;
+	int64_t step, rank;
+	uint32_t golden;      /* group index */
+	uint64_t gen;         /* pairing generation */
+	struct strmap occurrences; /* fuzzy: occurrences of each name in this group */
+};
+
+struct matcher {
+	struct match_options opts;
+	struct arena store;
+	struct gleaf *leaves;
+	size_t nleaves, leaves_alloc;
+	struct ggroup *groups;
+	size_t ngroups, groups_alloc;
+	uint32_t *table;      /* leaf index + 1, 0 empty */
+	size_t table_cap;
+	struct strmap golden_occ; /* fuzzy: occurrences while loading one golden group */
+	uint32_t golden_occ_group;
+	struct tgroup cur;
+	uint64_t gen;
+	int64_t *target_ranks; /* ranks seen, in order, for by-position pairing */
+	size_t ntarget_ranks, target_ranks_alloc;
+	struct strbuf scratch, scratch2;
+	struct match_stats stats;
+	const char *golden_name;
+};
+
+struct matcher *matcher_new(const struct match_options *opts)
+{
+	struct matcher *m = xcalloc(1, sizeof(*m));
+	m->opts = *opts;
+	strbuf_init(&m->scratch, 0);
+	strbuf_init(&m->scratch2, 0);
+	m->golden_occ_group = UINT32_MAX;
+	return m;
+}
+
+void matcher_free(struct matcher *m)
+{
+	if (!m)
+		return;
+	arena_release(&m->store);
+	free(m->leaves);
+	free(m->groups);
+	free(m->table);
+	free(m->target_ranks);
+	strmap_release(&m->golden_occ);
+	strmap_release(&m->cur.occurrences);
+	strbuf_release(&m->scratch);
+	strbuf_release(&m->scratch2);
+	free(m);
+}
+
+const struct match_stats *matcher_stats(const struct matcher *m)
+{
+	return &m->stats;
+}
+
+/* ---- keys ---------------------------------------------------------------- */
+
+static bool all_digits(const char *s, size_t n)
+{
+	if (!n)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (s[i] < '0' || s[i] > '9')
+			return false;
+	return true;
+}
+
+void fuzzy_name(struct strbuf *out, const char *name)
+{
+	static const char *const words[] = { "forward", "backward", "parameters_grad" };
+	size_t n = strlen(name);
+	strbuf_reset(out);
+	for (size_t w = 0; w < ARRAY_SIZE(words); w++) {
+		size_t wl = strlen(words[w]);
+		/* the first component equal to the word */
+		for (size_t i = 0; i + wl <= n; i++) {
+			if ((i && name[i - 1] != '.') || memcmp(name + i, words[w], wl) ||
+			    (i + wl < n && name[i + wl] != '.'))
+				continue;
+			/* the call index: the number before the word (APIs) or after it (modules) */
+			size_t before_end = i ? i - 1 : 0, before_start = before_end;
+			while (before_start > 0 && name[before_start - 1] != '.')
+				before_start--;
+			if (i && all_digits(name + before_start, before_end - before_start)) {
+				strbuf_add(out, name, before_start);
+				strbuf_addstr(out, name + i);
+				return;
+			}
+			size_t after_start = i + wl + 1, after_end = after_start;
+			while (after_end < n && name[after_end] != '.')
+				after_end++;
+			if (i + wl < n && all_digits(name + after_start, after_end - after_start)) {
+				strbuf_add(out, name, i + wl);
+				strbuf_addstr(out, name + after_end);
+				return;
+			}
+			strbuf_addstr(out, name);
+			return;
+		}
+	}
+	strbuf_addstr(out, name);
+}
+
+/* Python's s.replace(old, new, 1). */
+static void replace_first(struct strbuf *out, const char *s, const char *old, size_t oldn, const char *new)
+{
+	const char *p = oldn ? strstr(s, old) : s;
+	strbuf_reset(out);
+	if (!p) {
+		strbuf_addstr(out, s);
+		return;
+	}
+	strbuf_add(out, s, (size_t)(p - s));
+	strbuf_addstr(out, new);
+	strbuf_addstr(out, p + oldn);
+}
+
+void cell_mapped_name(struct strbuf *out, const char *name, const struct yamlmap *map)
+{
+	struct strbuf a = STRBUF_INIT, b = STRBUF_INIT, cell = STRBUF_INIT;
+	bool pg = false;
+	const char *p, *rest, *cut = NULL;
+	/* a parameters_grad component, or ".forward." / ".backward.", or the row has no key */
+	for (p = name; (p = strstr(p, "parameters_grad")); p++)
+		if ((p == name || p[-1] == '.') && (p[15] == '.' || p[15] == '\0'))
+			pg = true;
+	strbuf_reset(out);
+	if (!*name || (!pg && !strstr(name, ".forward.") && !strstr(name, ".backward."))) {
+		strbuf_addstr(out, "N/A");
+		return;
+	}
+	replace_first(&a, name, "Cell", 4, "Module");
+	if (map && map->nr) {
+		/* the cell name: after the first dot, up to the first .forward./.backward./.parameters_grad. */
+		rest = strchr(a.buf, '.');
+		rest = rest ? rest + 1 : a.buf;
+		static const char *const seps[] = { ".forward.", ".backward.", ".parameters_grad." };
+		for (size_t i = 0; i < ARRAY_SIZE(seps); i++) {
+			const char *q = strstr(rest, seps[i]);
+			if (q && (!cut || q < cut))
+				cut = q;
+		}
+		strbuf_add(&cell, rest, cut ? (size_t)(cut - rest) : strlen(rest));
+		const char *exact = yamlmap_get(map, cell.buf, cell.len);
+		if (exact) {
+			strbuf_reset(&b);
+			strbuf_addstr(&b, exact);
+		} else {
+			strbuf_reset(&b);
+			strbuf_addbuf(&b, &cell);
+			for (size_t i = 0; i < map->nr; i++) {
+				if (strstr(b.buf, map->keys[i])) {
+					struct strbuf t = STRBUF_INIT;
+					replace_first(&t, b.buf, map->keys[i], strlen(map->keys[i]), map->values[i]);
+					strbuf_reset(&b);
+					strbuf_addbuf(&b, &t);
+					strbuf_release(&t);
+				}
+			}
+		}
+		if (strcmp(b.buf, cell.buf)) {
+			replace_first(out, a.buf, cell.buf, cell.len, b.buf);
+			goto done;
+		}
+	}
+	strbuf_addbuf(out, &a);
+done:
+	strbuf_release(&a);
+	strbuf_release(&b);
+	strbuf_release(&cell);
+}
+
+/* Occurrence-numbered fuzzy key: "<name without index>\x1f<k>". */
+static void fuzzy_key(struct strbuf *out, const char *name, struct strmap *occ)
+{
+	struct strmap_slot *s;
+	fuzzy_name(out, name);
+	s = strmap_put(occ, out->buf, out->len, NULL);
+	strbuf_addch(out, '\x1f');
+	strbuf_addu(out, s->value.u++);
+}
+
+static uint64_t key_hash(const char *key, size_t len, uint32_t group)
+{
+	return XXH3_64bits_withSeed(key, len, group);
+}
+
+/* ---- dtype gate ----------------------------------------------------------- */
+
+static bool in_group(const char *d, const char *const *group)
+{
+	for (; *group; group++)
+		if (!strcmp(d, *group))
+			return true;
+	return false;
+}
+
+static bool dtype_gate_passes(const char *t, const char *g)
+{
+	static const char *const torch_floats[] = { "torch.float16", "torch.float32", "torch.bfloat16", NULL };
+	static const char *const ms_floats[] = { "Float16", "Float32", "BFloat16", NULL };
+	return !strcmp(t, g) || (in_group(t, torch_floats) && in_group(g, torch_floats)) ||
+	       (in_group(t, ms_floats) && in_group(g, ms_floats));
+}
+
+/* ---- golden index --------------------------------------------------------- */
+
+static uint32_t group_of(struct matcher *m, int64_t step, int64_t rank)
+{
+	for (size_t i = m->ngroups; i-- > 0;)
+		if (m->groups[i].step == step && m->groups[i].rank == rank)
+			return (uint32_t)i;
+	ALLOC_GROW(m->groups, m->ngroups + 1, m->groups_alloc);
+	m->groups[m->ngroups] = (struct ggroup){ step, rank, (uint32_t)m->nleaves, 0, false };
+	return (uint32_t)m->ngroups++;
+}
+
+static void table_insert(struct matcher *m, uint32_t idx)
+{
+	size_t mask = m->table_cap - 1;
+	struct gleaf *g = &m->leaves[idx];
+	for (size_t i = (size_t)g->hash & mask;; i = (i + 1) & mask) {
+		uint32_t slot = m->table[i];
+		if (!slot) {
+			m->table[i] = idx + 1;
+			return;
+		}
+		struct gleaf *o = &m->leaves[slot - 1];
+		if (o->hash == g->hash && o->group == g->group && o->mkey_len == g->mkey_len &&
+		    !memcmp(o->mkey, g->mkey, g->mkey_len)) {
+			/* the same key again: chain it after the others, in golden order */
+			while (o->dup_next != NO_LEAF)
+				o = &m->leaves[o->dup_next];
+			o->dup_next = idx;
+			return;
+		}
+	}
+}
+
+static void build_table(struct matcher *m)
+{
+	m->table_cap = 64;
+	while (m->table_cap < m->nleaves * 2)
+		m->table_cap *= 2;
+	m->table = xcalloc(m->table_cap, sizeof(*m->table));
+	for (size_t i = 0; i < m->nleaves; i++)
+		table_insert(m, (uint32_t)i);
+}
+
+static const char *store(struct matcher *m, const char *s, size_t n)
+{
+	return arena_memdupz(&m->store, s, n);
+}
+
+/* One golden record into the index. */
+static int add_golden(struct matcher *m, const char *text, size_t len, struct strbuf *err)
+{
+	struct leafrec r;
+	const char *why;
+	struct gleaf *g;
+	uint32_t group;
+
+	if (leafrec_parse(&r, text, len, &why) < 0) {
+		strbuf_addf(err, "%s", why);
+		return -1;
+	}
+	if (m->nleaves >= NO_LEAF - 1) {
+		strbuf_addstr(err, "more than 4 billion golden leaves");
+		return -1;
+	}
+	group = group_of(m, r.step, r.rank);
+	if (m->groups[group].first + m->groups[group].count != m->nleaves) {
+		strbuf_addf(err, "the golden records of rank %lld, step %lld are not together",
+			    (long long)r.rank, (long long)r.step);
+		return -1;
+	}
+	m->groups[group].count++;
+
+	ALLOC_GROW(m->leaves, m->nleaves + 1, m->leaves_alloc);
+	g = &m->leaves[m->nleaves];
+	memset(g, 0, sizeof(*g));
+	g->text = store(m, text, len);
+	g->text_len = (uint32_t)len;
+	g->key = store(m, r.f[LF_KEY].p, r.f[LF_KEY].n);
+	g->key_len = (uint32_t)r.f[LF_KEY].n;
+	g->group = group;
+	g->dup_next = NO_LEAF;
+	g->matched_tseq = -1;
+
+	/* the match key */
+	if (m->opts.fuzzy) {
+		if (m->golden_occ_group != group) {
+			strmap_clear(&m->golden_occ);
+			m->golden_occ_group = group;
+		}
+		leafrec_str(&r, LF_NAME, &m->scratch2);
+		fuzzy_key(&m->scratch, m->scratch2.buf, &m->golden_occ);
+	} else {
+		leafrec_str(&r, LF_KEY, &m->scratch);
+	}
+	g->mkey = store(m, m->scratch.buf, m->scratch.len);
+	g->mkey_len = (uint32_t)m->scratch.len;
+	g->hash = key_hash(g->mkey, g->mkey_len, group);
+	ms_dtype_cell(&r, &m->scratch);
+	g->dtype = store(m, m->scratch.buf, m->scratch.len);
+	m->nleaves++;
+	m->stats.golden_leaves++;
+	return 0;
+}
+
+struct golden_loading {
+	struct matcher *m;
+	struct strbuf err;
+};
+
+static int golden_record(const char *record, size_t len, void *ctx)
+{
+	struct golden_loading *gl = ctx;
+	/* the record text ends in its newline, which the index does not keep */
+	return add_golden(gl->m, record, len - 1, &gl->err) < 0 ? -1 : 0;
+}
+
+/* A file whose first JSON object has "name" and "key" before any dump header key. */
+static bool is_records_file(const char *path)
+{
+	struct strbuf err = STRBUF_INIT;
+	struct source *src = source_open(path, &err);
+	struct json_reader r;
+	struct json_token tok;
+	bool records = false, name = false, key = false;
+
+	strbuf_release(&err);
+	if (!src)
+		return false;
+	json_reader_init(&r, src, JSON_MULTI, 0);
+	if (json_reader_next(&r, &tok) == JSON_OBJECT_BEGIN) {
+		while (json_reader_next(&r, &tok) == JSON_KEY) {
+			if ((tok.len == 4 && !memcmp(tok.text, "data", 4)) || (tok.len == 4 && !memcmp(tok.text, "task", 4)))
+				break;
+			if (tok.len == 4 && !memcmp(tok.text, "name", 4))
+				name = true;
+			if (tok.len == 3 && !memcmp(tok.text, "key", 3))
+				key = true;
+			if (name && key) {
+				records = true;
+				break;
+			}
+			struct json_token v;
+			enum json_type t = json_reader_next(&r, &v);
+			if ((t == JSON_OBJECT_BEGIN || t == JSON_ARRAY_BEGIN) && json_reader_skip(&r) < 0)
+				break;
+			if (t == JSON_ERROR)
+				break;
+		}
+	}
+	json_reader_release(&r);
+	source_close(src);
+	return records;
+}
+
+static int load_records_file(struct matcher *m, const char *path, struct strbuf *err)
+{
+	struct line_reader lr;
+	const char *line;
+	size_t len;
+	int r;
+	struct strbuf why = STRBUF_INIT;
+
+	if (line_reader_open(&lr, path) < 0) {
+		strbuf_addbuf(err, &lr.err);
+		line_reader_close(&lr);
+		return -1;
+	}
+	while ((r = line_reader_next(&lr, &line, &len)) == 1) {
+		strbuf_reset(&why);
+		if (add_golden(m, line, len, &why) < 0) {
+			line_reader_fail(&lr, "%s", why.buf);
+			r = -1;
+			break;
+		}
+	}
+	if (r < 0)
+		strbuf_addbuf(err, &lr.err);
+	line_reader_close(&lr);
+	strbuf_release(&why);
+	return r;
+}
+
+int matcher_load_golden(struct matcher *m, const char *operand, struct strbuf *err)
+{
+	struct dump_list list = DUMP_LIST_INIT;
+	int ret = 0;
+
+	m->golden_name = operand;
+	if (strcmp(operand, "-") && is_records_file(operand)) {
+		ret = load_records_file(m, operand, err);
+	} else if (layout_discover(operand, &list, err) < 0) {
+		ret = -1;
+	} else {
+		for (size_t i = 0; i < list.nr && !ret; i++) {
+			struct golden_loading gl = { m, STRBUF_INIT };
+			if (flatten_dump(&list.v[i], -1, -1, golden_record, &gl, err) != 0) {
+				if (gl.err.len)
+					strbuf_addf(err, "%s: %s", list.v[i].path, gl.err.buf);
+				ret = -1;
+			}
+			strbuf_release(&gl.err);
+		}
+	}
+	dump_list_release(&list);
+	if (!ret && !m->nleaves) {
+		strbuf_addf(err, "%s: no golden leaves: nothing to compare", operand);
+		ret = -1;
+	}
+	if (!ret)
+		build_table(m);
+	return ret;
+}
+
+/* ---- pairing ranks -------------------------------------------------------- */
+
+static bool single_step(const struct matcher *m)
+{
+	for (size_t i = 1; i < m->ngroups; i++)
+		if (m->groups[i].step != m->groups[0].step)
+			return false;
+	return true;
+}
+
+static void add_rank_list(struct strbuf *out, const struct matcher *m, int64_t step, bool any_step)
+{
+	bool first = true;
+	for (size_t i = 0; i < m->ngroups; i++) {
+		if (!any_step && m->groups[i].step != step)
+			continue;
+		strbuf_addstr(out, first ? "" : ", ");
+		if (m->groups[i].rank < 0)
+			strbuf_addstr(out, "none");
+		else
+			strbuf_addi(out, m->groups[i].rank);
+		first = false;
+	}
+}
+
+static const char *rank_text(int64_t rank, char buf[24])
+{
+	if (rank < 0)
+		return "(no rank)";
+	snprintf(buf, 24, "%lld", (long long)rank);
+	return buf;
+}
+
+/* The golden group the target's (step, rank) pairs with. */
+static int pair_group(struct matcher *m, int64_t step, int64_t rank, uint32_t *out, struct strbuf *err)
+{
+	bool any_step = single_step(m);
+	size_t candidates = 0;
+	uint32_t only = 0;
+	char b1[24], b2[24];
+
+	if (m->opts.ranks_by_position) {
+		/* the k-th target rank (in order of appearance) with the k-th golden rank */
+		size_t k;
+		for (k = 0; k < m->ntarget_ranks && m->target_ranks[k] != rank; k++)
+			;
+		if (k == m->ntarget_ranks) {
+			if (k && rank < m->target_ranks[k - 1]) {
+				strbuf_addf(err, "--ranks-by-position needs the target ranks in order; rank %s comes after %s",
+					    rank_text(rank, b1), rank_text(m->target_ranks[k - 1], b2));
+				return -1;
+			}
+			ALLOC_GROW(m->target_ranks, m->ntarget_ranks + 1, m->target_ranks_alloc);
+			m->target_ranks[m->ntarget_ranks++] = rank;
+		}
+		for (size_t i = 0, seen = 0; i < m->ngroups; i++) {
+			if (!any_step && m->groups[i].step != step)
+				continue;
+			if (seen++ == k) {
+				*out = (uint32_t)i;
+				return 0;
+			}
+		}
+		strbuf_addf(err, "target rank %s is the %zu%s rank, and the golden side has fewer", rank_text(rank, b1),
+			    k + 1, k == 0 ? "st" : k == 1 ? "nd" : k == 2 ? "rd" : "th");
+		return -1;
+	}
+	for (size_t i = 0; i < m->ngroups; i++) {
+		if (!any_step && m->groups[i].step != step)
+			continue;
+		candidates++;
+		only = (uint32_t)i;
+		if (m->groups[i].rank == rank) {
+			*out = (uint32_t)i;
+			return 0;
+		}
+	}
+	/* one golden rank and a target without a rank number (or the other way): nothing to tell apart */
+	if (candidates == 1 && (rank < 0 || m->groups[only].rank < 0)) {
+		*out = only;
+		return 0;
+	}
+	if (!candidates) {
+		strbuf_addf(err, "target step %lld has no golden counterpart (golden steps differ)", (long long)step);
+		return -1;
+	}
+	strbuf_addf(err, "target rank %s has no golden counterpart (golden ranks: ", rank_text(rank, b1));
+	add_rank_list(err, m, step, any_step);
+	strbuf_addstr(err, "); --ranks-by-position pairs them by position, as msprobe does");
+	return -1;
+}
+
+/* ---- output --------------------------------------------------------------- */
+
+static void add_pair_head(struct strbuf *out, const char *key_json, size_t key_len)
+{
+	strbuf_add(out, "{\"key\":", 7);
+	strbuf_add(out, key_json, key_len);
+}
+
+static void flush_golden_only(struct matcher *m, struct strbuf *out)
+{
+	const struct ggroup *g;
+	int64_t after = -1;
+	if (!m->cur.started)
+		return;
+	g = &m->groups[m->cur.golden];
+	for (uint32_t i = g->first; i < g->first + g->count; i++) {
+		struct gleaf *l = &m->leaves[i];
+		if (l->matched_gen == m->cur.gen) {
+			after = l->matched_tseq;
+			continue;
+		}
+		add_pair_head(out, l->key, l->key_len);
+		strbuf_add(out, ",\"t\":null,\"g\":", 14);
+		strbuf_add(out, l->text, l->text_len);
+		strbuf_add(out, ",\"t_after\":", 11);
+		if (after < 0)
+			strbuf_add(out, "null", 4);
+		else
+			strbuf_addi(out, after);
+		strbuf_add(out, "}\n", 2);
+		m->stats.golden_only++;
+	}
+}
+
+static int start_group(struct matcher *m, int64_t step, int64_t rank, struct strbuf *out, struct strbuf *err)
+{
+	uint32_t g;
+	if (m->cur.started && m->cur.step == step && m->cur.rank == rank)
+		return 0;
+	flush_golden_only(m, out);
+	if (pair_group(m, step, rank, &g, err) < 0)
+		return -1;
+	m->cur.started = true;
+	m->cur.step = step;
+	m->cur.rank = rank;
+	m->cur.golden = g;
+	m->cur.gen = ++m->gen;
+	m->groups[g].paired = true;
+	strmap_clear(&m->cur.occurrences);
+	return 0;
+}
+
+/* The target's match key into m->scratch, and its displayed key into key (JSON). */
+static void target_key(struct matcher *m, const struct leafrec *r, struct strbuf *key_json)
+{
+	struct strbuf *k = &m->scratch, *name = &m->scratch2;
+	strbuf_reset(key_json);
+	if (m->opts.fuzzy && !m->opts.data_mapping && !m->opts.cell_mapping) {
+		leafrec_str(r, LF_NAME, name);
+		fuzzy_key(k, name->buf, &m->cur.occurrences);
+		jsonw_string(key_json, k->buf, (size_t)(strchr(k->buf, '\x1f') - k->buf));
+		return;
+	}
+	if (m->opts.cell_mapping) {
+		leafrec_str(r, LF_NAME, name);
+		cell_mapped_name(k, name->buf, m->opts.cell_map);
+	} else if (m->opts.data_mapping) {
+		const char *mapped;
+		leafrec_str(r, LF_NAME, name);
+		mapped = yamlmap_get(m->opts.data_mapping, name->buf, name->len);
+		strbuf_reset(k);
+		strbuf_addstr(k, mapped ? mapped : name->buf);
+	} else {
+		leafrec_str(r, LF_KEY, k);
+		strbuf_add(key_json, r->f[LF_KEY].p, r->f[LF_KEY].n);
+		return;
+	}
+	jsonw_string(key_json, k->buf, k->len);
+}
+
+static uint32_t lookup(const struct matcher *m, const char *key, size_t len, uint32_t group)
+{
+	uint64_t h = key_hash(key, len, group);
+	size_t mask = m->table_cap - 1;
+	for (size_t i = (size_t)h & mask;; i = (i + 1) & mask) {
+		uint32_t slot = m->table[i];
+		if (!slot)
+			return NO_LEAF;
+		const struct gleaf *g = &m->leaves[slot - 1];
+		if (g->hash == h && g->group == group && g->mkey_len == len && !memcmp(g->mkey, key, len))
+			return slot - 1;
+	}
+}
+
+int matcher_add_target(struct matcher *m, const char *line, size_t len, struct strbuf *out, struct strbuf *err)
+{
+	struct leafrec r;
+	const char *why;
+	struct strbuf key_json = STRBUF_INIT;
+	uint32_t idx;
+	bool gate = !m->opts.data_mapping;
+
+	if (leafrec_parse(&r, line, len, &why) < 0) {
+		strbuf_addstr(err, why);
+		return -1;
+	}
+	if (start_group(m, r.step, r.rank, out, err) < 0)
+		return -1;
+	m->stats.targets++;
+	target_key(m, &r, &key_json);
+	idx = lookup(m, m->scratch.buf, m->scratch.len, m->cur.golden);
+	if (idx == NO_LEAF) {
+		add_pair_head(out, key_json.buf, key_json.len);
+		strbuf_add(out, ",\"t\":", 5);
+		strbuf_add(out, line, len);
+		strbuf_add(out, ",\"g\":null}\n", 11);
+		m->stats.unmatched++;
+		m->stats.pairs++;
+	}
+	if (idx != NO_LEAF && gate)
+		ms_dtype_cell(&r, &m->scratch2);
+	for (; idx != NO_LEAF; idx = m->leaves[idx].dup_next) {
+		struct gleaf *g = &m->leaves[idx];
+		add_pair_head(out, key_json.buf, key_json.len);
+		strbuf_add(out, ",\"t\":", 5);
+		strbuf_add(out, line, len);
+		strbuf_add(out, ",\"g\":", 5);
+		strbuf_add(out, g->text, g->text_len);
+		if (gate && !dtype_gate_passes(m->scratch2.buf, g->dtype)) {
+			strbuf_add(out, ",\"msprobe_unmatched\":\"dtype\"", 28);
+			m->stats.gated++;
+		}
+		strbuf_add(out, "}\n", 2);
+		if (g->matched_gen != m->cur.gen) {
+			g->matched_gen = m->cur.gen;
+			g->matched_tseq = r.seq;
+		}
+		m->stats.pairs++;
+	}
+	strbuf_release(&key_json);
+	return 0;
+}
+
+int matcher_finish(struct matcher *m, struct strbuf *out, struct strbuf *err)
+{
+	char b[24];
+	flush_golden_only(m, out);
+	if (!m->stats.targets) {
+		strbuf_addstr(err, "no target records: nothing to compare");
+		return -1;
+	}
+	for (size_t i = 0; i < m->ngroups; i++) {
+		if (m->groups[i].paired)
+			continue;
+		strbuf_addf(err, "golden rank %s (step %lld) has no target counterpart", rank_text(m->groups[i].rank, b),
+			    (long long)m->groups[i].step);
+		return -1;
+	}
+	if (m->stats.unmatched == m->stats.targets) {
+		strbuf_addf(err, "none of the %llu target leaves has a golden counterpart: nothing to compare",
+			    (unsigned long long)m->stats.targets);
+		return -1;
+	}
+	return 0;
+}

@@ -1,0 +1,568 @@
+#include "metric.h"
+#include "msg.h"
+#include "arena.h"
+#include "jsonw.h"
+#include "leafrec.h"
+#include "pyfmt.h"
+#include "recscan.h"
+#include "stack.h"
+#include "strmap.h"
+#include "xalloc.h"
+
+#include <math.h>
+#include <unistd.h>
+
+/* One pair and what becomes of it. */
+struct item {
+	const char *line;   /* the pair record (the group's arena) */
+	size_t len;
+	struct leafrec t, g;
+	bool has_t, has_g;
+	bool in_table;      /* a row of msprobe's table */
+	struct ms_row row;
+	struct verdict_result v;
+};
+
+/* The pairs of one dump entry (or one golden-only leaf), and their memory. */
+struct group {
+	struct arena arena;
+	struct item **items;
+	size_t n, alloc;
+	char *entry;        /* the target entry, NULL for golden-only leaves */
+	int64_t rank, step;
+	bool complete;
+};
+
+struct metric_stream {
+	struct metric_options opts;
+	bool mode_known;
+	struct ms_table table;
+	bool stack_decided, stack_mode, header_done;
+	struct strmap stacks;   /* dump path -> struct stack_map * (NULL: none) */
+	struct group **queue;   /* pending groups, in input order */
+	size_t nqueue, queue_alloc;
+	struct group **pool;    /* finished groups, for reuse */
+	size_t npool, pool_alloc;
+	struct metric_stats stats;
+	struct strbuf scratch;
+};
+
+struct metric_stream *metric_new(const struct metric_options *opts)
+{
+	struct metric_stream *m = xcalloc(1, sizeof(*m));
+	m->opts = *opts;
+	strbuf_init(&m->scratch, 0);
+	if (opts->force_mode) {
+		m->mode_known = true;
+		ms_table_init(&m->table, opts->mode, false);
+	}
+	return m;
+}
+
+static void group_free(struct group *g)
+{
+	for (size_t i = 0; i < g->n; i++)
+		strbuf_release(&g->items[i]->v.reason);
+	arena_release(&g->arena);
+	free(g->items);
+	free(g->entry);
+	free(g);
+}
+
+void metric_free(struct metric_stream *m)
+{
+	if (!m)
+		return;
+	for (size_t i = 0; i < m->nqueue; i++)
+		group_free(m->queue[i]);
+	for (size_t i = 0; i < m->npool; i++)
+		group_free(m->pool[i]);
+	for (size_t i = 0; i < m->stacks.cap; i++)
+		if (m->stacks.slots[i].hash)
+			stack_map_free(m->stacks.slots[i].value.p);
+	strmap_release(&m->stacks);
+	free(m->queue);
+	free(m->pool);
+	strbuf_release(&m->scratch);
+	free(m);
+}
+
+const struct metric_stats *metric_stats(const struct metric_stream *m)
+{
+	return &m->stats;
+}
+
+/* ---- groups ---------------------------------------------------------------- */
+
+static struct group *new_group(struct metric_stream *m, const char *entry, int64_t rank, int64_t step)
+{
+	struct group *g;
+	if (m->npool) {
+		g = m->pool[--m->npool];
+	} else {
+		g = xcalloc(1, sizeof(*g));
+	}
+	g->entry = entry ? xstrdup(entry) : NULL;
+	g->rank = rank;
+	g->step = step;
+	g->complete = !entry;
+	ALLOC_GROW(m->queue, m->nqueue + 1, m->queue_alloc);
+	m->queue[m->nqueue++] = g;
+	return g;
+}
+
+static void recycle_group(struct metric_stream *m, struct group *g)
+{
+	for (size_t i = 0; i < g->n; i++)
+		strbuf_release(&g->items[i]->v.reason);
+	arena_reset(&g->arena);
+	g->n = 0;
+	free(g->entry);
+	g->entry = NULL;
+	ALLOC_GROW(m->pool, m->npool + 1, m->pool_alloc);
+	m->pool[m->npool++] = g;
+}
+
+/* ---- stacks ---------------------------------------------------------------- */
+
+/* The stack.json beside a dump file, loaded once per dump (NULL when there is none). */
+static const struct stack_map *stacks_of(struct metric_stream *m, const char *dump)
+{
+	bool created;
+	struct strmap_slot *s = strmap_put(&m->stacks, dump, strlen(dump), &created);
+	if (created) {
+		struct strbuf path = STRBUF_INIT, err = STRBUF_INIT;
+		const char *slash = strrchr(dump, '/');
+		if (strcmp(dump, "-")) {
+			if (slash)
+				strbuf_add(&path, dump, (size_t)(slash - dump) + 1);
+			strbuf_addstr(&path, "stack.json");
+			if (!access(path.buf, R_OK)) {
+				s->value.p = stack_map_load(path.buf, &err);
+				if (!s->value.p)
+					warning("%s; NPU_Stack_Info left empty", err.buf);
+			}
+		}
+		strbuf_release(&path);
+		strbuf_release(&err);
+	}
+	return s->value.p;
+}
+
+static void decide_stack_mode(struct metric_stream *m, const struct item *it)
+{
+	if (m->stack_decided)
+		return;
+	m->stack_decided = true;
+	if (m->opts.no_stack)
+		return;
+	if (it->t.f[LF_STACK].kind == SPAN_ARRAY) {
+		m->stack_mode = true;
+		return;
+	}
+	leafrec_str(&it->t, LF_DUMP, &m->scratch);
+	m->stack_mode = m->scratch.len && stacks_of(m, m->scratch.buf) != NULL;
+}
+
+/* NPU_Stack_Info of the first row of an entry: Python repr of its frames. */
+static const char *entry_stack(struct metric_stream *m, struct item *it, struct arena *a)
+{
+	const struct span *st = &it->t.f[LF_STACK];
+	const struct stack_map *sm;
+	const struct stack *s;
+	size_t len;
+	if (st->kind == SPAN_ARRAY) {
+		struct pyval *v = pyval_parse(st, 0, a);
+		struct strbuf sb = STRBUF_INIT;
+		const char *res;
+		if (!v)
+			return NULL;
+		py_repr(&sb, v);
+		res = arena_memdupz(a, sb.buf, sb.len);
+		strbuf_release(&sb);
+		return res;
+	}
+	leafrec_str(&it->t, LF_DUMP, &m->scratch);
+	sm = m->scratch.len ? stacks_of(m, m->scratch.buf) : NULL;
+	if (!sm)
+		return NULL;
+	s = stack_map_get(sm, it->row.t.entry, strlen(it->row.t.entry));
+	return s ? stack_repr(sm, s, &len) : NULL;
+}
+
+/* ---- mode ------------------------------------------------------------------ */
+
+static int decide_mode(struct metric_stream *m, const struct item *it, struct strbuf *err)
+{
+	const struct leafrec *sides[2] = { it->has_t ? &it->t : NULL, it->has_g ? &it->g : NULL };
+	bool md5[2] = { false, false }, tensor[2] = { false, false };
+	enum ms_mode mode;
+	for (int i = 0; i < 2; i++) {
+		if (!sides[i] || ms_kind_of(sides[i]) != MS_TENSOR)
+			continue;
+		tensor[i] = true;
+		md5[i] = sides[i]->f[LF_MD5].kind == SPAN_STRING;
+		if (span_str_eq(&sides[i]->f[LF_TASK], "tensor", 6))
+			md5[i] = false;
+	}
+	if (!tensor[0] && !tensor[1])
+		return 0; /* not yet */
+	if (it->has_t && it->has_g && it->t.f[LF_TASK].kind == SPAN_STRING && it->g.f[LF_TASK].kind == SPAN_STRING &&
+	    !span_same(&it->t.f[LF_TASK], &it->g.f[LF_TASK])) {
+		strbuf_addstr(err, "the target and golden dumps have different tasks; msprobe compares only alike dumps");
+		return -1;
+	}
+	if (tensor[0] && tensor[1] && md5[0] != md5[1]) {
+		strbuf_addstr(err, "one side has md5 checksums and the other not; msprobe compares only alike dumps "
+				   "(statistics with statistics, md5 with md5)");
+		return -1;
+	}
+	const struct leafrec *s = tensor[0] ? sides[0] : sides[1];
+	if (span_str_eq(&s->f[LF_TASK], "tensor", 6))
+		mode = MS_MODE_TENSOR;
+	else
+		mode = (tensor[0] ? md5[0] : md5[1]) ? MS_MODE_MD5 : MS_MODE_STATISTICS;
+	if (mode == MS_MODE_TENSOR) {
+		strbuf_addstr(err, "tensor-mode metrics are not implemented yet; --mode statistics compares the "
+				   "statistics the tensor dumps also carry");
+		return -1;
+	}
+	ms_table_init(&m->table, mode, false);
+	m->mode_known = true;
+	return 1;
+}
+
+/* ---- reading a pair -------------------------------------------------------- */
+
+/* The pair's spans, pointing into line (nothing allocated yet). */
+static int parse_pair(struct item *it, const char *line, size_t len, struct strbuf *err)
+{
+	static const char *const keys[] = { "key", "t", "g", "msprobe_unmatched" };
+	struct span f[4];
+	struct rs_iter iter;
+	const char *why;
+
+	memset(it, 0, sizeof(*it));
+	it->line = line;
+	it->len = len;
+	if (rs_begin(&iter, line, len) < 0 || rs_fields(&iter, keys, 4, f) < 0) {
+		strbuf_addf(err, "not a pair record: %s (at byte %zu)", iter.error, iter.error_at + 1);
+		return -1;
+	}
+	if ((f[1].kind != SPAN_OBJECT && f[1].kind != SPAN_NULL) ||
+	    (f[2].kind != SPAN_OBJECT && f[2].kind != SPAN_NULL) || (f[1].kind == SPAN_NULL && f[2].kind == SPAN_NULL)) {
+		strbuf_addstr(err, "not a pair record (see probe-match(1)): \"t\" and \"g\" must be leaf records or null, "
+				   "not both null");
+		return -1;
+	}
+	it->has_t = f[1].kind == SPAN_OBJECT;
+	it->has_g = f[2].kind == SPAN_OBJECT;
+	if ((it->has_t && leafrec_parse(&it->t, f[1].p, f[1].n, &why) < 0) ||
+	    (it->has_g && leafrec_parse(&it->g, f[2].p, f[2].n, &why) < 0)) {
+		strbuf_addf(err, "a leaf of this pair: %s", why);
+		return -1;
+	}
+	it->row.matched = it->has_g && f[3].kind != SPAN_STRING; /* msprobe_unmatched: the dtype gate */
+	return 0;
+}
+
+/* Copy the pair into the group's arena, and work out msprobe's cells and our verdict. */
+static int prepare_item(struct metric_stream *m, struct item *it, struct arena *a, struct strbuf *err)
+{
+	char *copy = arena_memdupz(a, it->line, it->len);
+	ptrdiff_t delta = copy - it->line;
+	const char *why;
+	bool matched = it->row.matched;
+
+	it->line = copy;
+	if (it->has_t)
+		leafrec_move(&it->t, delta);
+	if (it->has_g)
+		leafrec_move(&it->g, delta);
+	strbuf_init(&it->v.reason, 0);
+	it->in_table = it->has_t && it->t.f[LF_MSPROBE_SKIPS].kind != SPAN_TRUE;
+	if (it->in_table) {
+		if (msleaf_from_record(&it->row.t, &it->t, a, &why) < 0 ||
+		    (it->has_g && msleaf_from_record(&it->row.g, &it->g, a, &why) < 0)) {
+			strbuf_addf(err, "a leaf of this pair: %s", why);
+			return -1;
+		}
+		it->row.matched = matched;
+	}
+	verdict_pair(it->has_t ? &it->t : NULL, it->has_g ? &it->g : NULL, &m->opts.band, &it->v);
+	return 0;
+}
+
+/* ---- output ---------------------------------------------------------------- */
+
+static void add_number_or_null(struct strbuf *out, double x)
+{
+	if (isnan(x))
+		strbuf_addstr(out, "\"nan\"");
+	else if (isinf(x))
+		strbuf_addstr(out, x > 0 ? "\"inf\"" : "\"-inf\"");
+	else
+		pyfmt_double(out, x);
+}
+
+static bool span_number(const struct span *s, double *out)
+{
+	char buf[64];
+	if (s->kind == SPAN_STRING) {
+		if (span_str_eq(s, "nan", 3)) { *out = NAN; return true; }
+		if (span_str_eq(s, "inf", 3)) { *out = INFINITY; return true; }
+		if (span_str_eq(s, "-inf", 4)) { *out = -INFINITY; return true; }
+		return false;
+	}
+	if (s->kind != SPAN_NUMBER || s->n >= sizeof(buf))
+		return false;
+	memcpy(buf, s->p, s->n);
+	buf[s->n] = '\0';
+	*out = strtod(buf, NULL);
+	return true;
+}
+
+/* Our numbers: per statistic, the absolute and relative difference; the md5 match. */
+static void add_metrics(struct strbuf *out, const struct item *it)
+{
+	static const char *const names[] = { "max", "min", "mean", "norm" };
+	bool first = true;
+	strbuf_addstr(out, ",\"metrics\":{");
+	for (int i = 0; i < 4; i++) {
+		double x, y;
+		if (!span_number(&it->t.f[LF_MAX + i], &x) || !span_number(&it->g.f[LF_MAX + i], &y))
+			continue;
+		strbuf_addf(out, "%s\"%s\":{\"abs\":", first ? "" : ",", names[i]);
+		add_number_or_null(out, fabs(x - y));
+		strbuf_addstr(out, ",\"rel\":");
+		if (y == 0 && x == 0)
+			strbuf_addstr(out, "0.0");
+		else if (y == 0)
+			strbuf_addstr(out, "\"inf\"");
+		else
+			add_number_or_null(out, fabs(x - y) / fabs(y));
+		strbuf_addch(out, '}');
+		first = false;
+	}
+	if (it->t.f[LF_MD5].kind == SPAN_STRING && it->g.f[LF_MD5].kind == SPAN_STRING)
+		strbuf_addf(out, "%s\"md5_match\":%s", first ? "" : ",",
+			    span_same(&it->t.f[LF_MD5], &it->g.f[LF_MD5]) ? "true" : "false");
+	strbuf_addch(out, '}');
+}
+
+static void add_msprobe(struct strbuf *out, const struct metric_stream *m, const struct item *it)
+{
+	size_t ncols;
+	const char *const *header = ms_header(&m->table, &ncols);
+	const struct ms_row *r = &it->row;
+	strbuf_addstr(out, ",\"msprobe\":");
+	if (!it->in_table) {
+		strbuf_addstr(out, "null");
+		return;
+	}
+	strbuf_addstr(out, "{\"mode\":");
+	jsonw_str(out, ms_mode_name(m->table.mode));
+	strbuf_addstr(out, ",\"result\":");
+	jsonw_str(out, r->cells[m->table.mode == MS_MODE_MD5 ? 11 : 25]);
+	strbuf_addstr(out, ",\"err_message\":");
+	strbuf_addstr(out, r->err_message);
+	/* the metric cells: what lies between the 8 leading columns and Requires_grad Consistent */
+	for (size_t c = 8; c < ncols && strcmp(header[c], "Requires_grad Consistent"); c++) {
+		if (!strncmp(header[c], "NPU ", 4) || !strncmp(header[c], "Bench ", 6))
+			if (strcmp(header[c], "NPU MD5"))
+				continue; /* the statistics themselves are in t and g */
+		strbuf_addch(out, ',');
+		jsonw_str(out, header[c]);
+		strbuf_addch(out, ':');
+		jsonw_str(out, r->cells[c]);
+	}
+	strbuf_addch(out, '}');
+}
+
+static void emit_ndjson(struct metric_stream *m, const struct item *it, struct strbuf *out)
+{
+	/* the pair record without its closing brace, then ours */
+	size_t end = it->len;
+	while (end && it->line[end - 1] != '}')
+		end--;
+	strbuf_add(out, it->line, end - 1);
+	add_msprobe(out, m, it);
+	strbuf_addstr(out, ",\"verdict\":");
+	jsonw_str(out, verdict_name(it->v.verdict));
+	strbuf_addstr(out, ",\"reason\":");
+	jsonw_string(out, it->v.reason.buf, it->v.reason.len);
+	if (it->has_t && it->has_g)
+		add_metrics(out, it);
+	strbuf_addstr(out, "}\n");
+}
+
+static void emit_csv_header(struct metric_stream *m, struct strbuf *out)
+{
+	size_t n;
+	const char *const *h = ms_header(&m->table, &n);
+	for (size_t i = 0; i < n; i++)
+		csv_add_cell(out, h[i], i == 0);
+	strbuf_addch(out, '\n');
+	m->header_done = true;
+}
+
+static void emit_csv_row(struct metric_stream *m, const struct item *it, struct strbuf *out)
+{
+	size_t n;
+	ms_header(&m->table, &n);
+	for (size_t i = 0; i < n; i++)
+		csv_add_cell(out, it->row.cells[i], i == 0);
+	strbuf_addch(out, '\n');
+}
+
+static void count(struct metric_stream *m, const struct item *it)
+{
+	m->stats.pairs++;
+	switch (it->v.verdict) {
+	case VERDICT_SAME: m->stats.same++; break;
+	case VERDICT_DIFF: m->stats.diff++; break;
+	case VERDICT_UNMATCHED: m->stats.unmatched++; break;
+	case VERDICT_GOLDEN_ONLY: m->stats.golden_only++; break;
+	}
+	if (it->in_table) {
+		m->stats.rows++;
+		if (it->row.result == MS_ERROR)
+			m->stats.error++;
+		else if (it->row.result == MS_WARNING)
+			m->stats.warning++;
+		else
+			m->stats.pass++;
+	}
+}
+
+/* Judge and write one complete group. */
+static void emit_group(struct metric_stream *m, struct group *g, struct strbuf *out)
+{
+	struct ms_row **rows = xmalloc((g->n ? g->n : 1) * sizeof(*rows));
+	size_t nrows = 0;
+	for (size_t i = 0; i < g->n; i++) {
+		struct item *it = g->items[i];
+		if (!it->in_table)
+			continue;
+		if (!nrows && m->stack_mode)
+			it->row.stack = entry_stack(m, it, &g->arena);
+		rows[nrows++] = &it->row;
+	}
+	if (nrows)
+		ms_judge_group(&m->table, rows, nrows, &g->arena);
+	free(rows);
+	if (m->opts.output == METRIC_CSV && !m->header_done)
+		emit_csv_header(m, out);
+	for (size_t i = 0; i < g->n; i++) {
+		struct item *it = g->items[i];
+		count(m, it);
+		if (m->opts.output == METRIC_NDJSON)
+			emit_ndjson(m, it, out);
+		else if (it->in_table)
+			emit_csv_row(m, it, out);
+	}
+}
+
+static bool group_final(const struct metric_stream *m, const struct group *g)
+{
+	if (!g->complete)
+		return false;
+	for (size_t i = 0; i < g->n; i++)
+		if (g->items[i]->in_table && !ms_row_final(&m->table, &g->items[i]->row))
+			return false;
+	return true;
+}
+
+static void flush(struct metric_stream *m, struct strbuf *out)
+{
+	size_t done = 0;
+	if (!m->mode_known)
+		return;
+	while (done < m->nqueue && group_final(m, m->queue[done])) {
+		emit_group(m, m->queue[done], out);
+		recycle_group(m, m->queue[done]);
+		done++;
+	}
+	if (done) {
+		memmove(m->queue, m->queue + done, (m->nqueue - done) * sizeof(*m->queue));
+		m->nqueue -= done;
+	}
+}
+
+/* Observe every pending row once the mode is known (they waited for it). */
+static void observe_pending(struct metric_stream *m)
+{
+	for (size_t q = 0; q < m->nqueue; q++)
+		for (size_t i = 0; i < m->queue[q]->n; i++)
+			if (m->queue[q]->items[i]->in_table)
+				ms_table_observe(&m->table, &m->queue[q]->items[i]->row);
+}
+
+int metric_add(struct metric_stream *m, const char *line, size_t len, struct strbuf *out, struct strbuf *err)
+{
+	struct group *g = m->nqueue ? m->queue[m->nqueue - 1] : NULL;
+	struct item parsed, *it;
+	const char *entry = NULL;
+	int64_t rank, step;
+	int got;
+
+	if (parse_pair(&parsed, line, len, err) < 0)
+		return -1;
+	if (parsed.has_t) {
+		leafrec_str(&parsed.t, LF_ENTRY, &m->scratch);
+		entry = m->scratch.buf;
+	}
+	rank = parsed.has_t ? parsed.t.rank : parsed.g.rank;
+	step = parsed.has_t ? parsed.t.step : parsed.g.step;
+	/* the rows of one entry go together; a golden-only leaf stands alone */
+	if (!g || !g->entry || !entry || strcmp(g->entry, entry) || g->rank != rank || g->step != step) {
+		if (g)
+			g->complete = true;
+		g = new_group(m, entry, rank, step);
+	}
+	it = arena_alloc(&g->arena, sizeof(*it));
+	*it = parsed;
+	if (prepare_item(m, it, &g->arena, err) < 0)
+		return -1;
+	ALLOC_GROW(g->items, g->n + 1, g->alloc);
+	g->items[g->n++] = it;
+	if (it->has_t)
+		decide_stack_mode(m, it);
+	if (!m->mode_known) {
+		got = decide_mode(m, it, err);
+		if (got < 0)
+			return -1;
+		if (got > 0) {
+			m->table.stack_mode = m->stack_mode;
+			observe_pending(m);
+		}
+	} else if (it->in_table) {
+		m->table.stack_mode = m->stack_mode;
+		ms_table_observe(&m->table, &it->row);
+	}
+	flush(m, out);
+	return 0;
+}
+
+int metric_finish(struct metric_stream *m, struct strbuf *out, struct strbuf *err)
+{
+	if (m->nqueue)
+		m->queue[m->nqueue - 1]->complete = true;
+	if (!m->mode_known) {
+		/* no tensor anywhere: msprobe would call it statistics */
+		ms_table_init(&m->table, MS_MODE_STATISTICS, m->stack_mode);
+		m->mode_known = true;
+		observe_pending(m);
+	}
+	m->table.at_end = true;
+	flush(m, out);
+	if (!m->stats.pairs) {
+		strbuf_addstr(err, "no pair records: nothing to compare");
+		return -1;
+	}
+	if (m->opts.output == METRIC_CSV && !m->stats.rows) {
+		strbuf_addstr(err, "no row of msprobe's table: nothing to compare");
+		return -1;
+	}
+	return 0;
+}

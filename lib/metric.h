@@ -1,0 +1,60 @@
+/*
+ * metric.h: pair records in, metric records or msprobe's CSV out (probe-metric).
+ *
+ * A metric stream takes pair records (see match.h) one line at a time and
+ * gives back, in the same order:
+ *   - NDJSON: each pair with "msprobe" (msprobe's mode, Result,
+ *     Err_message and metric cells, exactly as its CSV has them; null for
+ *     rows msprobe's compare leaves out), "verdict" and "reason" (ours, see
+ *     verdict.h) and "metrics" (our numbers);
+ *   - or CSV: msprobe's compare_result table, header included, golden-only
+ *     leaves and entries msprobe ignores left out, as msprobe does.
+ *
+ * The mode is msprobe's (reference: msprobe-compare.md section 2): tensor
+ * for task "tensor", md5 when the leaves carry an md5, statistics
+ * otherwise; it is decided on the first tensor leaf (pairs before it wait)
+ * or forced.  Pairs also wait while msprobe's whole-table inferences could
+ * still change them (mstable.h); output order is input order.
+ *
+ * The NPU_Stack_Info column is there when the first target record's dump
+ * has a stack.json beside it, or when the records carry "stack" (from
+ * probe-stack); only the first row of each entry shows it.
+ */
+#ifndef PROBE_METRIC_H
+#define PROBE_METRIC_H
+
+#include "mstable.h"
+#include "strbuf.h"
+#include "verdict.h"
+
+enum metric_output { METRIC_NDJSON, METRIC_CSV };
+
+struct metric_options {
+	enum metric_output output;
+	bool force_mode;
+	enum ms_mode mode;
+	struct verdict_options band;
+	bool no_stack;          /* never add NPU_Stack_Info */
+};
+
+struct metric_stats {
+	uint64_t pairs, rows, same, diff, unmatched, golden_only;
+	uint64_t pass, warning, error;
+};
+
+struct metric_stream;
+
+struct metric_stream *metric_new(const struct metric_options *opts);
+void metric_free(struct metric_stream *m);
+
+/*
+ * One pair record (without its newline); whatever became ready is appended
+ * to out.  Returns 0, or -1 with the reason in err.
+ */
+int metric_add(struct metric_stream *m, const char *line, size_t len, struct strbuf *out, struct strbuf *err);
+/* The end of the input: the rest goes to out. */
+int metric_finish(struct metric_stream *m, struct strbuf *out, struct strbuf *err);
+
+const struct metric_stats *metric_stats(const struct metric_stream *m);
+
+#endif

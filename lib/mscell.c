@@ -1,0 +1,297 @@
+#include "mscell.h"
+
+#include <zlib.h>
+
+static const char *arena_str(struct arena *a, const struct strbuf *sb)
+{
+	return arena_memdupz(a, sb->buf, sb->len);
+}
+
+static const char *span_text(const struct span *s, struct arena *a)
+{
+	struct strbuf sb = STRBUF_INIT;
+	const char *res;
+	if (s->kind != SPAN_STRING)
+		return NULL;
+	span_string(s, &sb);
+	res = arena_str(a, &sb);
+	strbuf_release(&sb);
+	return res;
+}
+
+/* The Python value of a field (None when absent). */
+static struct pyval *field_value(const struct leafrec *r, enum leaf_field f, unsigned flags, struct arena *a)
+{
+	static const struct span none = { "null", 4, SPAN_NULL };
+	return pyval_parse(r->f[f].kind == SPAN_NONE ? &none : &r->f[f], flags, a);
+}
+
+static struct pyval *make_str(struct arena *a, const char *s, size_t n)
+{
+	struct pyval *v = arena_alloc(a, sizeof(*v));
+	memset(v, 0, sizeof(*v));
+	v->kind = PY_STR;
+	v->text = arena_memdupz(a, s, n);
+	v->len = n;
+	return v;
+}
+
+/* msprobe's clean-up of a statistic: None -> "None", str(x).lower() == "nan" -> "Nan". */
+static struct pyval *clean_stat(struct pyval *v, struct arena *a)
+{
+	struct strbuf sb = STRBUF_INIT;
+	struct pyval *res = v;
+	if (v->kind == PY_NONE)
+		return make_str(a, "None", 4);
+	py_str(&sb, v);
+	if (sb.len == 3 && (sb.buf[0] | 32) == 'n' && (sb.buf[1] | 32) == 'a' && (sb.buf[2] | 32) == 'n')
+		res = make_str(a, "Nan", 3);
+	strbuf_release(&sb);
+	return res;
+}
+
+static const char *crc_of_text(const char *s, size_t n, struct arena *a)
+{
+	char hex[9];
+	uLong crc = crc32(crc32(0L, Z_NULL, 0), (const Bytef *)s, (uInt)n);
+	snprintf(hex, sizeof(hex), "%08lx", crc & 0xffffffffUL);
+	return arena_memdupz(a, hex, 8);
+}
+
+/* str(np.shape(np.array(v))) for the nested lists of a slice value. */
+static void numpy_shape(struct strbuf *out, const struct pyval *v)
+{
+	size_t dims[32], nd = 0;
+	const struct pyval *cur = v;
+	while (cur->kind == PY_LIST && nd < ARRAY_SIZE(dims)) {
+		dims[nd++] = cur->n;
+		if (!cur->n)
+			break;
+		/* rectangular only while every item is a list of the same length */
+		for (size_t i = 1; i < cur->n; i++)
+			if (cur->items[i]->kind != cur->items[0]->kind ||
+			    (cur->items[0]->kind == PY_LIST && cur->items[i]->n != cur->items[0]->n))
+				goto done;
+		cur = cur->items[0];
+	}
+done:
+	strbuf_addch(out, '(');
+	for (size_t i = 0; i < nd; i++)
+		strbuf_addf(out, i ? ", %zu" : "%zu", dims[i]);
+	if (nd == 1)
+		strbuf_addch(out, ',');
+	strbuf_addch(out, ')');
+}
+
+static bool is_truthy_str(const struct span *s)
+{
+	return s->kind == SPAN_STRING && s->n > 2;
+}
+
+static bool type_is(const struct leafrec *r, const char *t)
+{
+	return span_str_eq(&r->f[LF_TYPE], t, strlen(t));
+}
+
+static bool name_ends_in_src_or_dst(const struct leafrec *r)
+{
+	const struct span *n = &r->f[LF_NAME];
+	static const char *const parts[] = { ".src\"", ".dst\"", ".group_src\"", ".group_dst\"" };
+	for (size_t i = 0; i < ARRAY_SIZE(parts); i++) {
+		size_t k = strlen(parts[i]);
+		/* also a name that is just "src" (no dot): msprobe looks at the last component */
+		if (n->n >= k && !memcmp(n->p + n->n - k, parts[i], k))
+			return true;
+		if (n->n == k && !memcmp(n->p + 1, parts[i] + 1, k - 1))
+			return true;
+	}
+	return false;
+}
+
+enum ms_kind ms_kind_of(const struct leafrec *r)
+{
+	if (r->f[LF_TYPE].kind != SPAN_STRING)
+		return MS_NULL;
+	if (is_truthy_str(&r->f[LF_DTYPE]))
+		return MS_TENSOR;
+	if (type_is(r, "torch.Size"))
+		return MS_SIZE;
+	if (type_is(r, "slice"))
+		return MS_SLICE;
+	if (type_is(r, "ellipsis"))
+		return MS_ELLIPSIS;
+	if (name_ends_in_src_or_dst(r))
+		return MS_SRCDST;
+	if (type_is(r, "torch.ProcessGroup"))
+		return MS_GROUP;
+	return MS_SCALAR;
+}
+
+/* Python's type name of the value json.load() makes of a scalar's "value". */
+static const char *value_type_name(const struct leafrec *r)
+{
+	const struct span *v = &r->f[LF_VALUE];
+	switch (v->kind) {
+	case SPAN_NONE:
+	case SPAN_NULL: return "NoneType";
+	case SPAN_TRUE:
+	case SPAN_FALSE: return "bool";
+	case SPAN_ARRAY: return "list";
+	case SPAN_OBJECT: return "dict";
+	case SPAN_NUMBER:
+		for (size_t i = 0; i < v->n; i++)
+			if (v->p[i] == '.' || v->p[i] == 'e' || v->p[i] == 'E')
+				return "float";
+		return "int";
+	case SPAN_STRING:
+		if (!type_is(r, "str") && (span_str_eq(v, "nan", 3) || span_str_eq(v, "inf", 3) ||
+					   span_str_eq(v, "-inf", 4)))
+			return "float";
+		return "str";
+	}
+	return "NoneType";
+}
+
+void ms_dtype_cell(const struct leafrec *r, struct strbuf *out)
+{
+	strbuf_reset(out);
+	switch (ms_kind_of(r)) {
+	case MS_NULL:
+		strbuf_addstr(out, "None");
+		return;
+	case MS_TENSOR:
+		span_string(&r->f[LF_DTYPE], out);
+		return;
+	case MS_SCALAR:
+		strbuf_addf(out, "<class '%s'>", value_type_name(r));
+		return;
+	default:
+		span_string(&r->f[LF_TYPE], out);
+		return;
+	}
+}
+
+int msleaf_from_record(struct msleaf *m, const struct leafrec *r, struct arena *a, const char **why)
+{
+	struct strbuf sb = STRBUF_INIT;
+	struct pyval *value;
+	bool has_value = r->f[LF_VALUE].kind != SPAN_NONE;
+
+	memset(m, 0, sizeof(*m));
+	m->name = span_text(&r->f[LF_NAME], a);
+	m->entry = span_text(&r->f[LF_ENTRY], a);
+	m->state = span_text(&r->f[LF_STATE], a);
+	m->data_name = is_truthy_str(&r->f[LF_DATA_NAME]) ? span_text(&r->f[LF_DATA_NAME], a) : "-1";
+
+	enum ms_kind kind = ms_kind_of(r);
+	ms_dtype_cell(r, &sb);
+	m->dtype = arena_str(a, &sb);
+	strbuf_reset(&sb);
+	if (kind == MS_NULL) {
+		/* a null slot: msprobe's default item */
+		m->null_leaf = true;
+		m->shape = "None";
+		for (int i = 0; i < 4; i++)
+			m->stat[i] = make_str(a, "None", 4);
+		return 0;
+	}
+	/* a value the leaf's type says is not a str may be a spelled-out non-finite float */
+	value = field_value(r, LF_VALUE, type_is(r, "str") ? 0 : PYV_NONFINITE_STRINGS, a);
+	if (!value) {
+		*why = "\"value\" is not valid JSON";
+		return -1;
+	}
+	for (int i = 0; i < 4; i++) {
+		m->stat[i] = field_value(r, (enum leaf_field)(LF_MAX + i), PYV_NONFINITE_STRINGS, a);
+		if (!m->stat[i]) {
+			*why = "a statistic is not valid JSON";
+			return -1;
+		}
+	}
+	if (r->f[LF_REQUIRES_GRAD].kind == SPAN_TRUE || r->f[LF_REQUIRES_GRAD].kind == SPAN_FALSE)
+		m->req_grad = r->f[LF_REQUIRES_GRAD].kind == SPAN_TRUE ? "True" : "False";
+	else if (r->f[LF_REQUIRES_GRAD].kind != SPAN_NONE && r->f[LF_REQUIRES_GRAD].kind != SPAN_NULL) {
+		struct pyval *rg = field_value(r, LF_REQUIRES_GRAD, 0, a);
+		if (rg)
+			py_str(&sb, rg);
+		m->req_grad = arena_str(a, &sb);
+		strbuf_reset(&sb);
+	}
+	m->md5 = is_truthy_str(&r->f[LF_MD5]) ? span_text(&r->f[LF_MD5], a) : NULL;
+
+	switch (kind) {
+	case MS_TENSOR:
+		if (r->f[LF_SHAPE].kind == SPAN_NONE) {
+			m->shape = "None";
+		} else {
+			struct pyval *shape = field_value(r, LF_SHAPE, 0, a);
+			if (!shape) {
+				*why = "\"shape\" is not valid JSON";
+				return -1;
+			}
+			py_str(&sb, shape);
+			m->shape = arena_str(a, &sb);
+			strbuf_reset(&sb);
+		}
+		break;
+	case MS_SIZE:
+		py_str(&sb, value);
+		m->shape = arena_str(a, &sb);
+		strbuf_reset(&sb);
+		break;
+	case MS_SLICE:
+		numpy_shape(&sb, value);
+		m->shape = arena_str(a, &sb);
+		strbuf_reset(&sb);
+		break;
+	case MS_ELLIPSIS:
+		m->shape = "[]";
+		for (int i = 0; i < 4; i++)
+			m->stat[i] = value;
+		break;
+	case MS_SRCDST:
+		m->shape = "[]";
+		py_str(&sb, value);
+		for (int i = 0; i < 4; i++)
+			m->stat[i] = make_str(a, sb.buf, sb.len);
+		m->md5 = arena_str(a, &sb);
+		strbuf_reset(&sb);
+		break;
+	case MS_GROUP: {
+		struct pyval *ranks = NULL;
+		if (r->f[LF_ATTRS].kind == SPAN_OBJECT) {
+			struct pyval *attrs = field_value(r, LF_ATTRS, 0, a);
+			for (size_t i = 0; attrs && i < attrs->n; i++)
+				if (attrs->items[2 * i]->len == 11 && !memcmp(attrs->items[2 * i]->text, "group_ranks", 11))
+					ranks = attrs->items[2 * i + 1];
+		}
+		m->shape = "[]";
+		if (ranks)
+			py_str(&sb, ranks);
+		else
+			strbuf_addstr(&sb, "None");
+		for (int i = 0; i < 4; i++)
+			m->stat[i] = make_str(a, sb.buf, sb.len);
+		m->md5 = arena_str(a, &sb);
+		strbuf_reset(&sb);
+		break;
+	}
+	default:
+		/* any other scalar: the value four times */
+		m->shape = "[]";
+		for (int i = 0; i < 4; i++)
+			m->stat[i] = value;
+		break;
+	}
+	if (!m->md5) {
+		/* no md5 of its own: CRC-32 of str(value), of '' when there is no value at all */
+		if (has_value)
+			py_str(&sb, value);
+		m->md5 = crc_of_text(sb.buf, sb.len, a);
+		strbuf_reset(&sb);
+	}
+	for (int i = 0; i < 4; i++)
+		m->stat[i] = clean_stat(m->stat[i], a);
+	strbuf_release(&sb);
+	return 0;
+}

@@ -1,0 +1,325 @@
+#include "pyval.h"
+#include "pyfmt.h"
+#include "xalloc.h"
+
+#include <math.h>
+
+static struct pyval *new_val(struct arena *a, enum pykind kind)
+{
+	struct pyval *v = arena_alloc(a, sizeof(*v));
+	memset(v, 0, sizeof(*v));
+	v->kind = kind;
+	return v;
+}
+
+static bool is_int_literal(const char *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (p[i] == '.' || p[i] == 'e' || p[i] == 'E')
+			return false;
+	return n > 0;
+}
+
+static struct pyval *nonfinite(struct arena *a, const char *p, size_t n)
+{
+	struct pyval *v;
+	double f;
+	if (n == 3 && !memcmp(p, "nan", 3))
+		f = NAN;
+	else if (n == 3 && !memcmp(p, "inf", 3))
+		f = INFINITY;
+	else if (n == 4 && !memcmp(p, "-inf", 4))
+		f = -INFINITY;
+	else
+		return NULL;
+	v = new_val(a, PY_FLOAT);
+	v->f = f;
+	return v;
+}
+
+struct pyval *pyval_parse(const struct span *s, unsigned flags, struct arena *a)
+{
+	struct pyval *v;
+	switch (s->kind) {
+	case SPAN_NULL:
+		return new_val(a, PY_NONE);
+	case SPAN_TRUE:
+	case SPAN_FALSE:
+		v = new_val(a, PY_BOOL);
+		v->b = s->kind == SPAN_TRUE;
+		return v;
+	case SPAN_NUMBER:
+		if (is_int_literal(s->p, s->n)) {
+			v = new_val(a, PY_INT);
+			/* Python prints an int without sign noise: "-0" is 0 */
+			if (s->n == 2 && s->p[0] == '-' && s->p[1] == '0')
+				v->text = arena_memdupz(a, "0", 1), v->len = 1;
+			else
+				v->text = arena_memdupz(a, s->p, s->n), v->len = s->n;
+			v->f = strtod(v->text, NULL);
+			return v;
+		}
+		v = new_val(a, PY_FLOAT);
+		{
+			char tmp[64];
+			char *heap = NULL;
+			const char *txt = tmp;
+			if (s->n < sizeof(tmp)) {
+				memcpy(tmp, s->p, s->n);
+				tmp[s->n] = '\0';
+			} else {
+				heap = xmemdupz(s->p, s->n);
+				txt = heap;
+			}
+			v->f = strtod(txt, NULL);
+			free(heap);
+		}
+		return v;
+	case SPAN_STRING: {
+		struct strbuf sb = STRBUF_INIT;
+		if (span_string(s, &sb) < 0) {
+			strbuf_release(&sb);
+			return NULL;
+		}
+		if ((flags & PYV_NONFINITE_STRINGS) && (v = nonfinite(a, sb.buf, sb.len))) {
+			strbuf_release(&sb);
+			return v;
+		}
+		v = new_val(a, PY_STR);
+		v->text = arena_memdupz(a, sb.buf, sb.len);
+		v->len = sb.len;
+		strbuf_release(&sb);
+		return v;
+	}
+	case SPAN_ARRAY:
+	case SPAN_OBJECT: {
+		struct pyval **items = NULL;
+		size_t n = 0, alloc = 0;
+		bool obj = s->kind == SPAN_OBJECT;
+		struct rs_iter it;
+		struct span k, val;
+		int r;
+		if ((obj ? rs_begin(&it, s->p, s->n) : rs_begin_array(&it, s->p, s->n)) < 0)
+			return NULL;
+		while ((r = obj ? rs_next(&it, &k, &val) : rs_next_item(&it, &val)) == 1) {
+			struct pyval *kv = obj ? pyval_parse(&k, 0, a) : NULL;
+			struct pyval *vv = pyval_parse(&val, flags, a);
+			if ((obj && !kv) || !vv) {
+				r = -1;
+				break;
+			}
+			ALLOC_GROW(items, n + 2, alloc);
+			if (obj)
+				items[n++] = kv;
+			items[n++] = vv;
+		}
+		if (r < 0) {
+			free(items);
+			return NULL;
+		}
+		v = new_val(a, obj ? PY_DICT : PY_LIST);
+		v->items = arena_alloc(a, (n ? n : 1) * sizeof(*items));
+		if (n)
+			memcpy(v->items, items, n * sizeof(*items));
+		v->n = obj ? n / 2 : n;
+		free(items);
+		return v;
+	}
+	default:
+		return NULL;
+	}
+}
+
+struct pyval *pyval_from_text(const char *json, size_t len, unsigned flags, struct arena *a)
+{
+	struct span s = { json, len, SPAN_NONE };
+	while (s.n && (*s.p == ' ' || *s.p == '\n'))
+		s.p++, s.n--;
+	if (!s.n)
+		return NULL;
+	switch (*s.p) {
+	case '{': s.kind = SPAN_OBJECT; break;
+	case '[': s.kind = SPAN_ARRAY; break;
+	case '"': s.kind = SPAN_STRING; break;
+	case 'n': s.kind = SPAN_NULL; break;
+	case 't': s.kind = SPAN_TRUE; break;
+	case 'f': s.kind = SPAN_FALSE; break;
+	default: s.kind = SPAN_NUMBER; break;
+	}
+	return pyval_parse(&s, flags, a);
+}
+
+/* Code points str.isprintable() rejects besides controls: separators and format characters. */
+static bool unicode_unprintable(uint32_t c)
+{
+	static const uint32_t ranges[][2] = {
+		{ 0x7F, 0xA0 },     { 0xAD, 0xAD },     { 0x600, 0x605 },   { 0x61C, 0x61C },
+		{ 0x6DD, 0x6DD },   { 0x70F, 0x70F },   { 0x1680, 0x1680 }, { 0x180E, 0x180E },
+		{ 0x2000, 0x200F }, { 0x2028, 0x202F }, { 0x205F, 0x2064 }, { 0x2066, 0x206F },
+		{ 0x3000, 0x3000 }, { 0xD800, 0xF8FF }, { 0xFEFF, 0xFEFF }, { 0xFFF9, 0xFFFB },
+		{ 0xE0001, 0xE0001 }, { 0xE0020, 0xE007F }, { 0xF0000, 0x10FFFF },
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(ranges); i++)
+		if (c >= ranges[i][0] && c <= ranges[i][1])
+			return true;
+	return false;
+}
+
+/* Decode one UTF-8 sequence; returns its length (1 for an invalid byte, taken as is). */
+static size_t utf8_decode(const unsigned char *s, size_t n, uint32_t *cp)
+{
+	unsigned c = s[0];
+	size_t len;
+	if (c < 0x80) {
+		*cp = c;
+		return 1;
+	}
+	if (c >= 0xC2 && c <= 0xDF)
+		len = 2, *cp = c & 0x1F;
+	else if (c >= 0xE0 && c <= 0xEF)
+		len = 3, *cp = c & 0x0F;
+	else if (c >= 0xF0 && c <= 0xF4)
+		len = 4, *cp = c & 0x07;
+	else {
+		*cp = c;
+		return 1;
+	}
+	if (len > n) {
+		*cp = c;
+		return 1;
+	}
+	for (size_t k = 1; k < len; k++)
+		*cp = *cp << 6 | (s[k] & 0x3F);
+	return len;
+}
+
+void py_repr_string(struct strbuf *out, const char *s, size_t len)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	char quote = '\'';
+	if (memchr(s, '\'', len) && !memchr(s, '"', len))
+		quote = '"';
+	strbuf_addch(out, quote);
+	for (size_t i = 0; i < len;) {
+		uint32_t c;
+		size_t n = utf8_decode(p + i, len - i, &c);
+		if (c == (uint32_t)quote || c == '\\') {
+			strbuf_addch(out, '\\');
+			strbuf_addch(out, (char)c);
+		} else if (c == '\t') {
+			strbuf_addstr(out, "\\t");
+		} else if (c == '\n') {
+			strbuf_addstr(out, "\\n");
+		} else if (c == '\r') {
+			strbuf_addstr(out, "\\r");
+		} else if (c < 0x20 || (c >= 0x7F && unicode_unprintable(c))) {
+			if (c < 0x100)
+				strbuf_addf(out, "\\x%02x", (unsigned)c);
+			else if (c < 0x10000)
+				strbuf_addf(out, "\\u%04x", (unsigned)c);
+			else
+				strbuf_addf(out, "\\U%08x", (unsigned)c);
+		} else {
+			strbuf_add(out, s + i, n);
+		}
+		i += n;
+	}
+	strbuf_addch(out, quote);
+}
+
+static void add_float(struct strbuf *out, double f)
+{
+	pyfmt_double(out, f);
+}
+
+void py_repr(struct strbuf *out, const struct pyval *v)
+{
+	switch (v->kind) {
+	case PY_NONE: strbuf_addstr(out, "None"); return;
+	case PY_BOOL: strbuf_addstr(out, v->b ? "True" : "False"); return;
+	case PY_INT: strbuf_add(out, v->text, v->len); return;
+	case PY_FLOAT: add_float(out, v->f); return;
+	case PY_STR: py_repr_string(out, v->text, v->len); return;
+	case PY_LIST:
+		strbuf_addch(out, '[');
+		for (size_t i = 0; i < v->n; i++) {
+			if (i)
+				strbuf_addstr(out, ", ");
+			py_repr(out, v->items[i]);
+		}
+		strbuf_addch(out, ']');
+		return;
+	case PY_DICT:
+		strbuf_addch(out, '{');
+		for (size_t i = 0; i < v->n; i++) {
+			if (i)
+				strbuf_addstr(out, ", ");
+			py_repr(out, v->items[2 * i]);
+			strbuf_addstr(out, ": ");
+			py_repr(out, v->items[2 * i + 1]);
+		}
+		strbuf_addch(out, '}');
+		return;
+	}
+}
+
+void py_str(struct strbuf *out, const struct pyval *v)
+{
+	if (v->kind == PY_STR)
+		strbuf_add(out, v->text, v->len);
+	else
+		py_repr(out, v);
+}
+
+const char *py_type_name(const struct pyval *v)
+{
+	switch (v->kind) {
+	case PY_NONE: return "NoneType";
+	case PY_BOOL: return "bool";
+	case PY_INT: return "int";
+	case PY_FLOAT: return "float";
+	case PY_STR: return "str";
+	case PY_LIST: return "list";
+	case PY_DICT: return "dict";
+	}
+	return "?";
+}
+
+bool py_number(const struct pyval *v, double *out)
+{
+	if (v->kind == PY_INT || v->kind == PY_FLOAT) {
+		*out = v->f;
+		return true;
+	}
+	return false;
+}
+
+bool py_eq(const struct pyval *a, const struct pyval *b)
+{
+	bool an = a->kind == PY_BOOL || a->kind == PY_INT || a->kind == PY_FLOAT;
+	bool bn = b->kind == PY_BOOL || b->kind == PY_INT || b->kind == PY_FLOAT;
+	if (an && bn) {
+		double x = a->kind == PY_BOOL ? a->b : a->f;
+		double y = b->kind == PY_BOOL ? b->b : b->f;
+		if (a->kind == PY_INT && b->kind == PY_INT)
+			return a->len == b->len && !memcmp(a->text, b->text, a->len);
+		return x == y;
+	}
+	if (a->kind != b->kind)
+		return false;
+	switch (a->kind) {
+	case PY_NONE: return true;
+	case PY_STR: return a->len == b->len && !memcmp(a->text, b->text, a->len);
+	case PY_LIST:
+	case PY_DICT: {
+		size_t n = a->kind == PY_DICT ? 2 * a->n : a->n;
+		if (a->n != b->n)
+			return false;
+		for (size_t i = 0; i < n; i++)
+			if (!py_eq(a->items[i], b->items[i]))
+				return false;
+		return true;
+	}
+	default: return false;
+	}
+}

@@ -1,0 +1,67 @@
+/*
+ * pyval.h: JSON values seen as Python sees them after json.load().
+ *
+ * msprobe prints and compares the Python objects json.load() made of a
+ * dump: an integer literal becomes an int (arbitrary precision, printed as
+ * written), any other number a float (printed with repr), true/false
+ * become bool (printed True/False), null None, arrays lists, objects
+ * dicts.  Reproducing its text and its equality tests needs the same
+ * model; this is it.
+ *
+ * Records spell non-finite numbers "nan", "inf" and "-inf" (strings); with
+ * PYV_NONFINITE_STRINGS such strings are read back as floats, which is
+ * right wherever a string cannot occur (statistics) or where the leaf's
+ * type says it is not a str (see leafrec.h).
+ *
+ * Memory: values live in the arena passed to pyval_parse().
+ */
+#ifndef PROBE_PYVAL_H
+#define PROBE_PYVAL_H
+
+#include "arena.h"
+#include "recscan.h"
+#include "strbuf.h"
+
+enum pykind {
+	PY_NONE,
+	PY_BOOL,
+	PY_INT,
+	PY_FLOAT,
+	PY_STR,
+	PY_LIST,
+	PY_DICT,
+};
+
+struct pyval {
+	enum pykind kind;
+	bool b;              /* BOOL */
+	double f;            /* FLOAT; also INT when it fits (for arithmetic) */
+	const char *text;    /* INT: digits as written; STR: decoded UTF-8 (NUL-terminated) */
+	size_t len;
+	struct pyval **items; /* LIST: items; DICT: keys at even, values at odd positions */
+	size_t n;            /* LIST: items; DICT: pairs */
+};
+
+enum pyval_flags {
+	PYV_NONFINITE_STRINGS = 1 << 0,
+};
+
+/* NULL when the span is not valid JSON. */
+struct pyval *pyval_parse(const struct span *s, unsigned flags, struct arena *a);
+struct pyval *pyval_from_text(const char *json, size_t len, unsigned flags, struct arena *a);
+
+/* str(v) and repr(v), appended. */
+void py_str(struct strbuf *out, const struct pyval *v);
+void py_repr(struct strbuf *out, const struct pyval *v);
+/* repr() of a Python str: quotes chosen and escapes made as CPython does. */
+void py_repr_string(struct strbuf *out, const char *s, size_t len);
+/* "int", "float", ... as in "<class 'int'>". */
+const char *py_type_name(const struct pyval *v);
+
+/* Python's ==: numbers (bool, int, float) compare by value; NaN != NaN. */
+bool py_eq(const struct pyval *a, const struct pyval *b);
+
+/* The value as a double when it is a number (bool excluded); false otherwise. */
+bool py_number(const struct pyval *v, double *out);
+
+#endif

@@ -1,0 +1,349 @@
+#include "recscan.h"
+
+static int fail(struct rs_iter *it, const char *p, const char *what)
+{
+	if (!it->error) {
+		it->error = what;
+		it->error_at = (size_t)(p - it->base);
+	}
+	return -1;
+}
+
+static const char *skip_blank(const char *p, const char *end)
+{
+	while (p < end && (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n'))
+		p++;
+	return p;
+}
+
+/* End of the string starting at the quote p, or NULL. */
+static const char *string_end(const char *p, const char *end)
+{
+	p++;
+	for (;;) {
+		const char *q = memchr(p, '"', (size_t)(end - p));
+		const char *b;
+		if (!q)
+			return NULL;
+		/* the quote ends the string unless an odd run of backslashes precedes it */
+		b = q;
+		while (b > p && b[-1] == '\\')
+			b--;
+		if (((q - b) & 1) == 0)
+			return q + 1;
+		p = q + 1;
+	}
+}
+
+static bool is_word_char(char c)
+{
+	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '-' ||
+	       c == '+' || c == '.';
+}
+
+/* Skip one value at p; sets its span.  Returns the end or NULL (error recorded). */
+static const char *skip_value(struct rs_iter *it, const char *p, struct span *v)
+{
+	const char *end = it->end, *start = p;
+	if (p >= end)
+		return fail(it, p, "a value is missing"), NULL;
+	switch (*p) {
+	case '"':
+		p = string_end(p, end);
+		if (!p)
+			return fail(it, start, "unterminated string"), NULL;
+		*v = (struct span){ start, (size_t)(p - start), SPAN_STRING };
+		return p;
+	case '{':
+	case '[': {
+		/* nested: count brackets, skipping strings */
+		int depth = 0;
+		char open = *p;
+		while (p < end) {
+			char c = *p;
+			if (c == '"') {
+				const char *q = string_end(p, end);
+				if (!q)
+					return fail(it, p, "unterminated string"), NULL;
+				p = q;
+				continue;
+			}
+			if (c == '{' || c == '[')
+				depth++;
+			else if (c == '}' || c == ']') {
+				if (--depth == 0) {
+					p++;
+					*v = (struct span){ start, (size_t)(p - start),
+							    open == '{' ? SPAN_OBJECT : SPAN_ARRAY };
+					return p;
+				}
+			}
+			p++;
+		}
+		return fail(it, start, "unclosed array or object"), NULL;
+	}
+	default:
+		while (p < end && is_word_char(*p))
+			p++;
+		if (p == start)
+			return fail(it, start, "unexpected character"), NULL;
+		{
+			size_t n = (size_t)(p - start);
+			enum span_kind k = SPAN_NUMBER;
+			if (n == 4 && !memcmp(start, "null", 4))
+				k = SPAN_NULL;
+			else if (n == 4 && !memcmp(start, "true", 4))
+				k = SPAN_TRUE;
+			else if (n == 5 && !memcmp(start, "false", 5))
+				k = SPAN_FALSE;
+			else if (!(start[0] == '-' || (start[0] >= '0' && start[0] <= '9')))
+				return fail(it, start, "invalid literal"), NULL;
+			*v = (struct span){ start, n, k };
+		}
+		return p;
+	}
+}
+
+static int begin(struct rs_iter *it, const char *s, size_t n, char open, char close)
+{
+	const char *end = s + n;
+	const char *p = skip_blank(s, end);
+	*it = (struct rs_iter){ .base = s, .end = end, .first = true };
+	while (end > p && (end[-1] == ' ' || end[-1] == '\t' || end[-1] == '\r' || end[-1] == '\n'))
+		end--;
+	it->end = end;
+	if (p >= end || *p != open)
+		return fail(it, p, open == '{' ? "not a JSON object" : "not a JSON array");
+	if (end[-1] != close)
+		return fail(it, end - 1, open == '{' ? "the object does not end with '}'"
+						      : "the array does not end with ']'");
+	it->p = p + 1;
+	it->end = end - 1; /* members lie before the closing bracket */
+	return 0;
+}
+
+int rs_begin(struct rs_iter *it, const char *s, size_t n)
+{
+	return begin(it, s, n, '{', '}');
+}
+
+int rs_begin_array(struct rs_iter *it, const char *s, size_t n)
+{
+	return begin(it, s, n, '[', ']');
+}
+
+int rs_next_item(struct rs_iter *it, struct span *value)
+{
+	const char *p = skip_blank(it->p, it->end);
+	if (it->error)
+		return -1;
+	if (p >= it->end)
+		return 0;
+	if (!it->first) {
+		if (*p != ',')
+			return fail(it, p, "expected ',' between items");
+		p = skip_blank(p + 1, it->end);
+	}
+	it->first = false;
+	p = skip_value(it, p, value);
+	if (!p)
+		return -1;
+	it->p = p;
+	return 1;
+}
+
+int rs_next(struct rs_iter *it, struct span *key, struct span *value)
+{
+	const char *p = skip_blank(it->p, it->end);
+	if (it->error)
+		return -1;
+	if (p >= it->end)
+		return 0;
+	if (!it->first) {
+		if (*p != ',')
+			return fail(it, p, "expected ',' between members");
+		p = skip_blank(p + 1, it->end);
+	}
+	it->first = false;
+	if (p >= it->end || *p != '"')
+		return fail(it, p, "expected a string key");
+	p = skip_value(it, p, key);
+	if (!p)
+		return -1;
+	p = skip_blank(p, it->end);
+	if (p >= it->end || *p != ':')
+		return fail(it, p, "expected ':' after a key");
+	p = skip_blank(p + 1, it->end);
+	p = skip_value(it, p, value);
+	if (!p)
+		return -1;
+	it->p = p;
+	return 1;
+}
+
+bool span_key_is(const struct span *key, const char *w, size_t wlen)
+{
+	return key->n == wlen + 2 && !memcmp(key->p + 1, w, wlen);
+}
+
+bool span_plain_string(const struct span *s, const char **p, size_t *n)
+{
+	if (s->kind != SPAN_STRING || memchr(s->p + 1, '\\', s->n - 2))
+		return false;
+	*p = s->p + 1;
+	*n = s->n - 2;
+	return true;
+}
+
+bool span_str_eq(const struct span *s, const char *t, size_t tlen)
+{
+	return s->kind == SPAN_STRING && s->n == tlen + 2 && !memcmp(s->p + 1, t, tlen);
+}
+
+static int hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+static void put_utf8(struct strbuf *sb, uint32_t cp)
+{
+	char o[4];
+	size_t n;
+	if (cp < 0x80) {
+		o[0] = (char)cp;
+		n = 1;
+	} else if (cp < 0x800) {
+		o[0] = (char)(0xC0 | (cp >> 6));
+		o[1] = (char)(0x80 | (cp & 0x3F));
+		n = 2;
+	} else if (cp < 0x10000) {
+		o[0] = (char)(0xE0 | (cp >> 12));
+		o[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
+		o[2] = (char)(0x80 | (cp & 0x3F));
+		n = 3;
+	} else {
+		o[0] = (char)(0xF0 | (cp >> 18));
+		o[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
+		o[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
+		o[3] = (char)(0x80 | (cp & 0x3F));
+		n = 4;
+	}
+	strbuf_add(sb, o, n);
+}
+
+static int read_hex4(const char *p, const char *end, uint32_t *cp)
+{
+	uint32_t v = 0;
+	if (end - p < 4)
+		return -1;
+	for (int i = 0; i < 4; i++) {
+		int h = hexval(p[i]);
+		if (h < 0)
+			return -1;
+		v = v << 4 | (uint32_t)h;
+	}
+	*cp = v;
+	return 0;
+}
+
+int span_string(const struct span *s, struct strbuf *out)
+{
+	const char *p, *end;
+	if (s->kind != SPAN_STRING)
+		return -1;
+	p = s->p + 1;
+	end = s->p + s->n - 1;
+	while (p < end) {
+		const char *bs = memchr(p, '\\', (size_t)(end - p));
+		if (!bs) {
+			strbuf_add(out, p, (size_t)(end - p));
+			break;
+		}
+		strbuf_add(out, p, (size_t)(bs - p));
+		if (bs + 1 >= end)
+			return -1;
+		switch (bs[1]) {
+		case '"': strbuf_addch(out, '"'); break;
+		case '\\': strbuf_addch(out, '\\'); break;
+		case '/': strbuf_addch(out, '/'); break;
+		case 'b': strbuf_addch(out, '\b'); break;
+		case 'f': strbuf_addch(out, '\f'); break;
+		case 'n': strbuf_addch(out, '\n'); break;
+		case 'r': strbuf_addch(out, '\r'); break;
+		case 't': strbuf_addch(out, '\t'); break;
+		case 'u': {
+			uint32_t cp, lo;
+			if (read_hex4(bs + 2, end, &cp) < 0)
+				return -1;
+			p = bs + 6;
+			if (cp >= 0xD800 && cp <= 0xDBFF) {
+				if (end - p < 6 || p[0] != '\\' || p[1] != 'u' || read_hex4(p + 2, end, &lo) < 0 ||
+				    lo < 0xDC00 || lo > 0xDFFF)
+					return -1;
+				cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+				p += 6;
+			} else if (cp >= 0xDC00 && cp <= 0xDFFF) {
+				return -1;
+			}
+			put_utf8(out, cp);
+			continue;
+		}
+		default:
+			return -1;
+		}
+		p = bs + 2;
+	}
+	return 0;
+}
+
+bool span_int(const struct span *s, int64_t *out)
+{
+	int64_t v = 0;
+	size_t i = 0;
+	bool neg = false;
+	if (s->kind != SPAN_NUMBER || !s->n)
+		return false;
+	if (s->p[0] == '-') {
+		neg = true;
+		i = 1;
+	}
+	if (i >= s->n)
+		return false;
+	for (; i < s->n; i++) {
+		char c = s->p[i];
+		if (c < '0' || c > '9' || v > (INT64_MAX - 9) / 10)
+			return false;
+		v = v * 10 + (c - '0');
+	}
+	*out = neg ? -v : v;
+	return true;
+}
+
+bool span_same(const struct span *a, const struct span *b)
+{
+	return a->kind == b->kind && a->n == b->n && (!a->n || !memcmp(a->p, b->p, a->n));
+}
+
+int rs_fields(struct rs_iter *it, const char *const *keys, size_t nkeys, struct span *values)
+{
+	struct span k, v;
+	int r;
+	for (size_t i = 0; i < nkeys; i++)
+		values[i] = (struct span){ NULL, 0, SPAN_NONE };
+	while ((r = rs_next(it, &k, &v)) == 1) {
+		for (size_t i = 0; i < nkeys; i++) {
+			size_t len = strlen(keys[i]);
+			if (span_key_is(&k, keys[i], len)) {
+				values[i] = v;
+				break;
+			}
+		}
+	}
+	return r;
+}

@@ -1,0 +1,74 @@
+/*
+ * recscan.h: the top-level members of one JSON object held in memory.
+ *
+ * The record tools read millions of NDJSON lines and need a handful of
+ * fields of each; building a tree of every line would cost more than the
+ * rest of their work.  rs_next() walks the members of an object and hands
+ * out each value as a span of its raw JSON text, skipping nested values
+ * without building anything.  Spans point into the caller's buffer and
+ * live as long as it does.
+ *
+ * Checking: structure is checked (brackets, strings, separators, literals,
+ * number characters); the contents of strings that are skipped are not
+ * (escapes and UTF-8 are checked when a string is decoded).  Errors say
+ * what and at which byte of the object.
+ */
+#ifndef PROBE_RECSCAN_H
+#define PROBE_RECSCAN_H
+
+#include "strbuf.h"
+
+enum span_kind {
+	SPAN_NONE = 0, /* absent */
+	SPAN_NULL,
+	SPAN_FALSE,
+	SPAN_TRUE,
+	SPAN_NUMBER,
+	SPAN_STRING,   /* the text includes the quotes */
+	SPAN_ARRAY,
+	SPAN_OBJECT,
+};
+
+struct span {
+	const char *p;
+	size_t n;
+	enum span_kind kind;
+};
+
+struct rs_iter {
+	const char *base;  /* start of the object, for error offsets */
+	const char *p, *end;
+	bool first;
+	const char *error; /* static text of the first error, or NULL */
+	size_t error_at;   /* byte offset of it in the object */
+};
+
+/* Start on the object s[0..n) (leading and trailing blanks allowed). Returns 0 or -1 (not an object). */
+int rs_begin(struct rs_iter *it, const char *s, size_t n);
+/* The next member: 1 with *key (a SPAN_STRING) and *value, 0 at the end, -1 on error. */
+int rs_next(struct rs_iter *it, struct span *key, struct span *value);
+
+/* The same over the items of an array s[0..n): rs_next_item() gives each value. */
+int rs_begin_array(struct rs_iter *it, const char *s, size_t n);
+int rs_next_item(struct rs_iter *it, struct span *value);
+
+/* The key span (quotes included) equals the plain word w (no escapes needed). */
+bool span_key_is(const struct span *key, const char *w, size_t wlen);
+/* A string span decoded into out (escapes resolved); -1 when it is not a valid string. */
+int span_string(const struct span *s, struct strbuf *out);
+/* A string span without escapes: its contents in place (no copy); false when it has escapes. */
+bool span_plain_string(const struct span *s, const char **p, size_t *n);
+/* A string span equal to the plain text t. */
+bool span_str_eq(const struct span *s, const char *t, size_t tlen);
+/* Integer value of a NUMBER span (no fraction or exponent); false otherwise. */
+bool span_int(const struct span *s, int64_t *out);
+/* Two spans with the same bytes (and kind). */
+bool span_same(const struct span *a, const struct span *b);
+
+/*
+ * Fill `values` with the spans of the wanted keys (SPAN_NONE when absent),
+ * reading the whole object.  keys[i] are plain words.  Returns 0 or -1.
+ */
+int rs_fields(struct rs_iter *it, const char *const *keys, size_t nkeys, struct span *values);
+
+#endif

@@ -1,0 +1,172 @@
+#include "stack.h"
+#include "json.h"
+#include "jsonw.h"
+#include "jtree.h"
+#include "pyval.h"
+#include "source.h"
+#include "xalloc.h"
+
+static bool all_strings(const struct jnode *list)
+{
+	if (list->kind != J_ARRAY)
+		return false;
+	for (const struct jnode *c = list->child; c; c = c->next)
+		if (c->kind != J_STRING)
+			return false;
+	return true;
+}
+
+static struct stack *make_stack(struct stack_map *m, const struct jnode *frames)
+{
+	struct stack *s = arena_alloc(&m->arena, sizeof(*s));
+	size_t i = 0;
+	memset(s, 0, sizeof(*s));
+	s->n = frames->count;
+	s->frames = arena_alloc(&m->arena, (s->n ? s->n : 1) * sizeof(*s->frames));
+	for (const struct jnode *c = frames->child; c; c = c->next)
+		s->frames[i++] = arena_memdupz(&m->arena, c->text, c->len);
+	m->nstacks++;
+	return s;
+}
+
+static void map_entry(struct stack_map *m, const char *name, size_t len, struct stack *s)
+{
+	/* later duplicates overwrite, as msprobe's dict does */
+	strmap_put(&m->by_entry, name, len, NULL)->value.p = s;
+}
+
+/* {"0": [[names], [frames]], ...}: one value */
+static void add_new_format(struct stack_map *m, const struct jnode *v)
+{
+	const struct jnode *names, *frames;
+	struct stack *s;
+	if (v->kind != J_ARRAY || v->count != 2)
+		return;
+	names = v->child;
+	frames = names->next;
+	if (names->kind != J_ARRAY || !all_strings(frames))
+		return;
+	s = make_stack(m, frames);
+	for (const struct jnode *c = names->child; c; c = c->next)
+		if (c->kind == J_STRING)
+			map_entry(m, c->text, c->len, s);
+}
+
+struct stack_map *stack_map_load(const char *path, struct strbuf *err)
+{
+	struct strbuf serr = STRBUF_INIT;
+	struct source *src = source_open(path, &serr);
+	struct stack_map *m;
+	struct json_reader r;
+	struct json_token tok;
+	struct arena scratch = ARENA_INIT;
+	bool first = true, failed = false;
+
+	if (!src) {
+		strbuf_addbuf(err, &serr);
+		strbuf_release(&serr);
+		return NULL;
+	}
+	strbuf_release(&serr);
+	m = xcalloc(1, sizeof(*m));
+	json_reader_init(&r, src, 0, 0);
+	if (json_reader_next(&r, &tok) != JSON_OBJECT_BEGIN) {
+		if (tok.type != JSON_ERROR)
+			json_reader_fail_at(&r, &tok, "stack.json is not a JSON object");
+		failed = true;
+	}
+	while (!failed) {
+		enum json_type t = json_reader_next(&r, &tok);
+		char *key;
+		size_t key_len;
+		struct jnode *v;
+		if (t == JSON_OBJECT_END)
+			break;
+		if (t != JSON_KEY) {
+			failed = true;
+			break;
+		}
+		arena_reset(&scratch);
+		key = arena_memdupz(&scratch, tok.text, tok.len);
+		key_len = tok.len;
+		if (json_reader_next(&r, &tok) == JSON_ERROR || !(v = jtree_build(&r, &tok, &scratch))) {
+			failed = true;
+			break;
+		}
+		if (first)
+			m->new_format = key_len == 1 && key[0] == '0' && v->kind == J_ARRAY && v->count == 2 &&
+					v->child->kind == J_ARRAY;
+		first = false;
+		if (m->new_format)
+			add_new_format(m, v);
+		else if (all_strings(v))
+			map_entry(m, key, key_len, make_stack(m, v));
+	}
+	if (!failed && json_reader_next(&r, &tok) == JSON_ERROR)
+		failed = true;
+	if (failed)
+		strbuf_addstr(err, json_reader_error(&r));
+	json_reader_release(&r);
+	source_close(src);
+	arena_release(&scratch);
+	if (failed) {
+		stack_map_free(m);
+		return NULL;
+	}
+	return m;
+}
+
+void stack_map_free(struct stack_map *m)
+{
+	if (!m)
+		return;
+	strmap_release(&m->by_entry);
+	arena_release(&m->arena);
+	free(m);
+}
+
+const struct stack *stack_map_get(const struct stack_map *m, const char *entry, size_t len)
+{
+	struct strmap_slot *s = strmap_find(&m->by_entry, entry, len);
+	return s ? s->value.p : NULL;
+}
+
+const char *stack_repr(const struct stack_map *m, const struct stack *cs, size_t *len)
+{
+	struct stack *s = (struct stack *)cs; /* the cache is the only thing written */
+	if (!s->repr) {
+		struct strbuf sb = STRBUF_INIT;
+		strbuf_addch(&sb, '[');
+		for (size_t i = 0; i < s->n; i++) {
+			if (i)
+				strbuf_addstr(&sb, ", ");
+			py_repr_string(&sb, s->frames[i], strlen(s->frames[i]));
+		}
+		strbuf_addch(&sb, ']');
+		s->repr = arena_memdupz((struct arena *)&m->arena, sb.buf, sb.len);
+		s->repr_len = sb.len;
+		strbuf_release(&sb);
+	}
+	*len = s->repr_len;
+	return s->repr;
+}
+
+const char *stack_json(const struct stack_map *m, const struct stack *cs, size_t *len)
+{
+	struct stack *s = (struct stack *)cs;
+	if (!s->json) {
+		struct strbuf sb = STRBUF_INIT;
+		strbuf_addch(&sb, '[');
+		for (size_t i = 0; i < s->n; i++) {
+			if (i)
+				strbuf_addch(&sb, ',');
+			jsonw_str(&sb, s->frames[i]);
+		}
+		strbuf_addch(&sb, ']');
+		s->json = arena_memdupz((struct arena *)&m->arena, sb.buf, sb.len);
+		s->json_len = sb.len;
+		strbuf_release(&sb);
+	}
+	*len = s->json_len;
+	return s->json;
+}

@@ -1,0 +1,119 @@
+#include "verdict.h"
+#include "pyfmt.h"
+
+#include <math.h>
+
+const char *verdict_name(enum verdict v)
+{
+	switch (v) {
+	case VERDICT_SAME: return "same";
+	case VERDICT_DIFF: return "diff";
+	case VERDICT_UNMATCHED: return "unmatched";
+	case VERDICT_GOLDEN_ONLY: return "golden_only";
+	}
+	return "?";
+}
+
+/* The fields compared as text, in the order a reason lists them. */
+static const enum leaf_field compared[] = {
+	LF_TYPE, LF_DTYPE, LF_SHAPE, LF_REQUIRES_GRAD, LF_MAX, LF_MIN, LF_MEAN, LF_NORM,
+	LF_MD5, LF_VALUE, LF_ATTRS, LF_P2P,
+};
+
+static bool is_stat(enum leaf_field f)
+{
+	return f == LF_MAX || f == LF_MIN || f == LF_MEAN || f == LF_NORM;
+}
+
+/* A statistic as a double: numbers, and the strings "nan", "inf", "-inf". */
+static bool stat_value(const struct span *s, double *out)
+{
+	char buf[64];
+	if (s->kind == SPAN_STRING) {
+		if (span_str_eq(s, "nan", 3)) { *out = NAN; return true; }
+		if (span_str_eq(s, "inf", 3)) { *out = INFINITY; return true; }
+		if (span_str_eq(s, "-inf", 4)) { *out = -INFINITY; return true; }
+		return false;
+	}
+	if (s->kind != SPAN_NUMBER || s->n >= sizeof(buf))
+		return false;
+	memcpy(buf, s->p, s->n);
+	buf[s->n] = '\0';
+	*out = strtod(buf, NULL);
+	return true;
+}
+
+static void add_span(struct strbuf *out, const struct span *s)
+{
+	if (s->kind == SPAN_NONE)
+		strbuf_addstr(out, "(none)");
+	else
+		strbuf_add(out, s->p, s->n);
+}
+
+/* Whether two statistics agree within the band (bitwise when the band is 0). */
+static bool stats_agree(double t, double g, const struct verdict_options *o)
+{
+	if (isnan(t) || isnan(g))
+		return isnan(t) && isnan(g);
+	if (isinf(t) || isinf(g))
+		return t == g; /* a non-finite value the golden does not have differs under every band */
+	return fabs(t - g) <= o->atol + o->rtol * fabs(g);
+}
+
+void verdict_pair(const struct leafrec *t, const struct leafrec *g, const struct verdict_options *opts,
+		  struct verdict_result *out)
+{
+	bool banded = opts->rtol > 0 || opts->atol > 0;
+	out->differs = 0;
+	out->within_band = 0;
+	strbuf_reset(&out->reason);
+	if (!g) {
+		out->verdict = VERDICT_UNMATCHED;
+		strbuf_addstr(&out->reason, "no golden leaf with this key");
+		return;
+	}
+	if (!t) {
+		out->verdict = VERDICT_GOLDEN_ONLY;
+		strbuf_addstr(&out->reason, "no target leaf with this key");
+		return;
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(compared); i++) {
+		enum leaf_field f = compared[i];
+		const struct span *a = &t->f[f], *b = &g->f[f];
+		double x, y;
+		if (span_same(a, b))
+			continue;
+		if (is_stat(f) && stat_value(a, &x) && stat_value(b, &y)) {
+			if (x == y && signbit(x) == signbit(y) && !banded)
+				continue; /* the same number written differently, e.g. 1E5 and 100000.0 */
+			if (banded && stats_agree(x, y, opts)) {
+				out->within_band |= 1u << f;
+				continue;
+			}
+			out->differs |= 1u << f;
+			if (out->reason.len)
+				strbuf_addstr(&out->reason, "; ");
+			strbuf_addf(&out->reason, "%s ", leaf_field_names[f]);
+			add_span(&out->reason, a);
+			strbuf_addstr(&out->reason, " vs ");
+			add_span(&out->reason, b);
+			if (isfinite(x) && isfinite(y) && y != 0) {
+				strbuf_addstr(&out->reason, " (rel ");
+				pyfmt_double(&out->reason, fabs(x - y) / fabs(y));
+				strbuf_addch(&out->reason, ')');
+			} else if (!isfinite(x) && isfinite(y)) {
+				strbuf_addstr(&out->reason, " (non-finite in the target only)");
+			}
+			continue;
+		}
+		out->differs |= 1u << f;
+		if (out->reason.len)
+			strbuf_addstr(&out->reason, "; ");
+		strbuf_addf(&out->reason, "%s ", leaf_field_names[f]);
+		add_span(&out->reason, a);
+		strbuf_addstr(&out->reason, " vs ");
+		add_span(&out->reason, b);
+	}
+	out->verdict = out->differs ? VERDICT_DIFF : VERDICT_SAME;
+}

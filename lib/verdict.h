@@ -1,0 +1,46 @@
+/*
+ * verdict.h: our own verdict on a pair of leaves (design: "Two verdicts").
+ *
+ * Bitwise by default: a pair is "diff" when anything the dump says about
+ * the two leaves differs -- type, dtype, shape, requires_grad, a statistic
+ * (as number text: msprobe wrote both with the same formatting), the md5,
+ * a scalar argument's value, the other leaf attributes, the P2P fields.
+ * Tolerance bands, when asked for, apply to the statistics only: a
+ * statistic passes when |t - g| <= atol + rtol * |g|.  A non-finite
+ * statistic the golden leaf does not have is a difference under every
+ * band.  A target leaf without a golden one is "unmatched", a golden leaf
+ * without a target one "golden_only"; neither ever counts as the same.
+ *
+ * msprobe's own verdict (mstable.h) never decides this one.
+ */
+#ifndef PROBE_VERDICT_H
+#define PROBE_VERDICT_H
+
+#include "leafrec.h"
+#include "strbuf.h"
+
+enum verdict {
+	VERDICT_SAME,
+	VERDICT_DIFF,
+	VERDICT_UNMATCHED,   /* target leaf, no golden counterpart */
+	VERDICT_GOLDEN_ONLY, /* golden leaf, no target counterpart */
+};
+
+struct verdict_options {
+	double rtol, atol;  /* both 0: bitwise */
+};
+
+struct verdict_result {
+	enum verdict verdict;
+	unsigned differs;      /* bit (1 << leaf_field) per field that differs */
+	unsigned within_band;  /* statistics that differ but pass the band */
+	struct strbuf reason;  /* for people: what differs and by how much */
+};
+
+const char *verdict_name(enum verdict v);
+
+/* t or g may be NULL (one side missing). */
+void verdict_pair(const struct leafrec *t, const struct leafrec *g, const struct verdict_options *opts,
+		  struct verdict_result *out);
+
+#endif

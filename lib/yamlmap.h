@@ -1,0 +1,30 @@
+/*
+ * yamlmap.h: msprobe's mapping files (-dm data_mapping, -cm cell_mapping).
+ *
+ * Both are a YAML mapping of strings to strings, read with libyaml:
+ *   data_mapping:  target row name -> golden row name
+ *   cell_mapping:  target cell (module) name -> golden module name
+ * Pairs keep file order (the cell mapping applies them in order).  Errors
+ * (a syntax error, a document that is not a flat mapping of scalars, a
+ * key given twice) are returned as "FILE:LINE:COL: what".
+ */
+#ifndef PROBE_YAMLMAP_H
+#define PROBE_YAMLMAP_H
+
+#include "strbuf.h"
+#include "strmap.h"
+
+struct yamlmap {
+	char **keys, **values; /* owned */
+	size_t nr, alloc;
+	struct strmap index;   /* key -> position */
+};
+
+#define YAMLMAP_INIT { NULL, NULL, 0, 0, STRMAP_INIT }
+
+int yamlmap_load(struct yamlmap *m, const char *path, struct strbuf *err);
+/* The value of key, or NULL. */
+const char *yamlmap_get(const struct yamlmap *m, const char *key, size_t len);
+void yamlmap_release(struct yamlmap *m);
+
+#endif

@@ -1,0 +1,132 @@
+/*
+ * probe-match: pair target leaf records with the leaves of a golden dump.
+ */
+#include "../lib/lines.h"
+#include "../lib/match.h"
+#include "../lib/msg.h"
+#include "../lib/opt.h"
+#include "../lib/output.h"
+
+#include <unistd.h>
+
+enum { OPT_DATA_MAPPING = 256, OPT_CELL_MAPPING, OPT_RANKS_BY_POSITION };
+
+static const struct opt_spec options[] = {
+	{ 'f', 'f', "fuzzy", NULL, "pair rows by name without call index, k-th with k-th (msprobe -fm)", NULL, 0 },
+	{ OPT_DATA_MAPPING, 0, "data-mapping", "FILE", "map target row names to golden ones (msprobe -dm)", NULL,
+	  OPT_FILE },
+	{ OPT_CELL_MAPPING, 0, "cell-mapping", "FILE",
+	  "map Cell to Module and module names by FILE (msprobe -cm)", NULL, OPT_FILE | OPT_OPTIONAL },
+	{ OPT_RANKS_BY_POSITION, 0, "ranks-by-position", NULL, "pair the k-th target rank with the k-th golden rank",
+	  NULL, 0 },
+	{ 'v', 'v', "verbose", NULL, "print a count of pairs on stderr at the end", NULL, 0 },
+};
+
+static const struct tool_spec spec = {
+	.name = "probe-match",
+	.synopsis = "[-fv] [--data-mapping FILE] [--cell-mapping[=FILE]] [--ranks-by-position] golden "
+		    "[target-records]",
+	.summary = "Pair each target leaf record (stdin, from probe-flatten) with the golden leaf of the same "
+		   "msprobe compare key; golden is a dump or a file of leaf records.",
+	.opts = options,
+	.nopts = ARRAY_SIZE(options),
+	.operand_flags = OPT_DUMP,
+};
+
+static void load_mapping(struct yamlmap *map, const char *path)
+{
+	struct strbuf err = STRBUF_INIT;
+	if (yamlmap_load(map, path, &err) < 0)
+		die("%s", err.buf);
+	strbuf_release(&err);
+}
+
+int main(int argc, char **argv)
+{
+	struct match_options mo = { 0 };
+	struct yamlmap data_map = YAMLMAP_INIT, cell_map = YAMLMAP_INIT;
+	struct strbuf out = STRBUF_INIT, err = STRBUF_INIT;
+	struct line_reader lr;
+	struct matcher *m;
+	const char *arg, *target = "-", *line;
+	bool verbose = false;
+	size_t len;
+	int c, first, r;
+
+	msg_set_progname(argv[0]);
+	while ((c = opt_next(&spec, argc, argv, &arg, &first)) != -1) {
+		switch (c) {
+		case 'f':
+			mo.fuzzy = true;
+			break;
+		case OPT_DATA_MAPPING:
+			load_mapping(&data_map, arg);
+			mo.data_mapping = &data_map;
+			break;
+		case OPT_CELL_MAPPING:
+			mo.cell_mapping = true;
+			if (arg) {
+				load_mapping(&cell_map, arg);
+				mo.cell_map = &cell_map;
+			}
+			break;
+		case OPT_RANKS_BY_POSITION:
+			mo.ranks_by_position = true;
+			break;
+		case 'v':
+			verbose = true;
+			break;
+		}
+	}
+	argc -= first;
+	argv += first;
+	if (argc < 1 || argc > 2)
+		opt_usage_error(&spec, argc < 1 ? "no golden dump given" : "too many operands");
+	if (argc == 2)
+		target = argv[1];
+	if (!strcmp(target, "-") && isatty(0))
+		opt_usage_error(&spec, "no target records given and standard input is a terminal");
+
+	m = matcher_new(&mo);
+	if (matcher_load_golden(m, argv[0], &err) < 0)
+		die("%s", err.buf);
+	if (line_reader_open(&lr, target) < 0)
+		die("%s", lr.err.buf);
+
+	output_init();
+	output_mark_incomplete_on_die();
+	while ((r = line_reader_next(&lr, &line, &len)) == 1) {
+		if (matcher_add_target(m, line, len, &out, &err) < 0) {
+			output_flush_strbuf(&out, 0);
+			line_reader_fail(&lr, "%s", err.buf);
+			die("%s", lr.err.buf);
+		}
+		output_flush_strbuf(&out, 1 << 16);
+	}
+	if (r < 0) {
+		output_flush_strbuf(&out, 0);
+		die("%s", lr.err.buf);
+	}
+	if (matcher_finish(m, &out, &err) < 0) {
+		output_flush_strbuf(&out, 0);
+		die("%s", err.buf);
+	}
+	output_flush_strbuf(&out, 0);
+	output_close();
+	if (verbose) {
+		const struct match_stats *s = matcher_stats(m);
+		fprintf(stderr,
+			"probe-match: %llu target leaves, %llu golden leaves: %llu pairs, %llu target leaves unmatched, "
+			"%llu golden leaves unmatched, %llu pairs msprobe's dtype gate leaves unmatched\n",
+			(unsigned long long)s->targets, (unsigned long long)s->golden_leaves,
+			(unsigned long long)(s->pairs - s->unmatched), (unsigned long long)s->unmatched,
+			(unsigned long long)s->golden_only, (unsigned long long)s->gated);
+	}
+	line_reader_close(&lr);
+	matcher_free(m);
+	yamlmap_release(&data_map);
+	yamlmap_release(&cell_map);
+	strbuf_release(&out);
+	strbuf_release(&err);
+	return PROBE_OK;
+}

@@ -1,0 +1,130 @@
+/*
+ * probe-metric: msprobe's metrics and verdict for pair records, and ours; msprobe's CSV.
+ */
+#include "../lib/lines.h"
+#include "../lib/metric.h"
+#include "../lib/msg.h"
+#include "../lib/opt.h"
+#include "../lib/output.h"
+
+#include <math.h>
+#include <unistd.h>
+
+enum { OPT_CSV = 256, OPT_MODE, OPT_RTOL, OPT_ATOL, OPT_NO_STACK };
+
+static const struct opt_spec options[] = {
+	{ OPT_CSV, 0, "csv", NULL, "write msprobe's compare_result CSV instead of metric records", NULL, 0 },
+	{ OPT_MODE, 0, "mode", "MODE", "force msprobe's mode instead of detecting it", "statistics|md5", 0 },
+	{ OPT_RTOL, 0, "rtol", "X", "our verdict: statistics within this relative tolerance agree", NULL, 0 },
+	{ OPT_ATOL, 0, "atol", "X", "our verdict: statistics within this absolute tolerance agree", NULL, 0 },
+	{ OPT_NO_STACK, 0, "no-stack", NULL, "leave out the NPU_Stack_Info column", NULL, 0 },
+	{ 'v', 'v', "verbose", NULL, "print counts of verdicts and msprobe results on stderr at the end", NULL, 0 },
+};
+
+static const struct tool_spec spec = {
+	.name = "probe-metric",
+	.synopsis = "[-v] [--csv] [--mode MODE] [--rtol X] [--atol X] [--no-stack] [pairs]",
+	.summary = "Add to each pair record (from probe-match) msprobe's metrics, Result and Err_message, and "
+		   "our own bitwise verdict; or write msprobe's compare_result CSV.",
+	.opts = options,
+	.nopts = ARRAY_SIZE(options),
+	.operand_flags = OPT_FILE,
+};
+
+static double tolerance(const char *option, const char *arg)
+{
+	char *end;
+	double x = strtod(arg, &end);
+	if (!*arg || *end || !(x >= 0) || isinf(x))
+		opt_usage_error(&spec, "%s value is not a number >= 0: %s", option, arg);
+	return x;
+}
+
+int main(int argc, char **argv)
+{
+	struct metric_options mo = { .output = METRIC_NDJSON };
+	struct strbuf out = STRBUF_INIT, err = STRBUF_INIT;
+	struct line_reader lr;
+	struct metric_stream *m;
+	const char *arg, *line, *input = "-";
+	bool verbose = false;
+	size_t len;
+	int c, first, r;
+
+	msg_set_progname(argv[0]);
+	while ((c = opt_next(&spec, argc, argv, &arg, &first)) != -1) {
+		switch (c) {
+		case OPT_CSV:
+			mo.output = METRIC_CSV;
+			break;
+		case OPT_MODE:
+			mo.force_mode = true;
+			if (!strcmp(arg, "statistics"))
+				mo.mode = MS_MODE_STATISTICS;
+			else if (!strcmp(arg, "md5"))
+				mo.mode = MS_MODE_MD5;
+			else
+				opt_usage_error(&spec, "unknown --mode: %s", arg);
+			break;
+		case OPT_RTOL:
+			mo.band.rtol = tolerance("--rtol", arg);
+			break;
+		case OPT_ATOL:
+			mo.band.atol = tolerance("--atol", arg);
+			break;
+		case OPT_NO_STACK:
+			mo.no_stack = true;
+			break;
+		case 'v':
+			verbose = true;
+			break;
+		}
+	}
+	argc -= first;
+	argv += first;
+	if (argc > 1)
+		opt_usage_error(&spec, "too many operands");
+	if (argc == 1)
+		input = argv[0];
+	if (!strcmp(input, "-") && isatty(0))
+		opt_usage_error(&spec, "no pair records given and standard input is a terminal");
+	if (line_reader_open(&lr, input) < 0)
+		die("%s", lr.err.buf);
+
+	m = metric_new(&mo);
+	output_init();
+	if (mo.output == METRIC_NDJSON)
+		output_mark_incomplete_on_die();
+	while ((r = line_reader_next(&lr, &line, &len)) == 1) {
+		if (metric_add(m, line, len, &out, &err) < 0) {
+			output_flush_strbuf(&out, 0);
+			line_reader_fail(&lr, "%s", err.buf);
+			die("%s", lr.err.buf);
+		}
+		output_flush_strbuf(&out, 1 << 16);
+	}
+	if (r < 0) {
+		output_flush_strbuf(&out, 0);
+		die("%s", lr.err.buf);
+	}
+	if (metric_finish(m, &out, &err) < 0) {
+		output_flush_strbuf(&out, 0);
+		die("%s", err.buf);
+	}
+	output_flush_strbuf(&out, 0);
+	output_close();
+	if (verbose) {
+		const struct metric_stats *s = metric_stats(m);
+		fprintf(stderr,
+			"probe-metric: %llu pairs: %llu same, %llu diff, %llu unmatched, %llu golden only; "
+			"msprobe: %llu rows, %llu pass, %llu warning, %llu error\n",
+			(unsigned long long)s->pairs, (unsigned long long)s->same, (unsigned long long)s->diff,
+			(unsigned long long)s->unmatched, (unsigned long long)s->golden_only, (unsigned long long)s->rows,
+			(unsigned long long)s->pass, (unsigned long long)s->warning, (unsigned long long)s->error);
+	}
+	line_reader_close(&lr);
+	metric_free(m);
+	strbuf_release(&out);
+	strbuf_release(&err);
+	return PROBE_OK;
+}
