@@ -30,7 +30,7 @@ done
 		echo "	local cur=\${COMP_WORDS[COMP_CWORD]} prev=\${COMP_WORDS[COMP_CWORD-1]}"
 		echo "	COMPREPLY=()"
 		echo "	case \$prev in"
-		awk -F'\t' '$1 != "operands" && $3 != "-" {
+		awk -F'\t' '$1 != "operands" && $3 != "-" && $5 !~ /o/ {
 			names = "--" $2; if ($1 != "-") names = "-" $1 "|" names
 			if ($4 != "-") { gsub(/\|/, " ", $4); printf "\t%s) COMPREPLY=($(compgen -W \"%s\" -- \"$cur\")); return ;;\n", names, $4 }
 			else if ($5 ~ /[fD]/) printf "\t%s) COMPREPLY=($(compgen -f -- \"$cur\")); return ;;\n", names
@@ -69,7 +69,8 @@ done
 				else if ($5 ~ /[fD]/) action = "_files"
 				else if ($5 ~ /d/) action = "_files -/"
 				else action = " "
-				arg = ":" $3 ":" action
+				arg = ($5 ~ /o/ ? "::" : ":") $3 ":" action
+				if ($5 ~ /o/) $2 = $2 "=-"
 			} else arg = ""
 			if ($1 != "-")
 				printf "\t\t'\''(-%s --%s)'\''{-%s,--%s}'\''[%s]%s'\'' \\\n", $1, $2, $1, $2, help, arg
@@ -95,6 +96,7 @@ for t in "$@"; do
 			s = ($1 != "-") ? " -s " $1 : ""
 			if ($3 == "-") extra = ""
 			else if ($4 != "-") { c = $4; gsub(/\|/, " ", c); extra = " -x -a '\''" c "'\''" }
+			else if ($5 ~ /o/) extra = " -F"
 			else if ($5 ~ /[fdD]/) extra = " -r -F"
 			else extra = " -x"
 			printf "complete -c %s%s -l %s%s -d '\''%s'\''\n", t, s, $2, extra, help

@@ -41,3 +41,33 @@ _probe_gendump() {
 	COMPREPLY=($(compgen -f -- "$cur"))
 }
 complete -o filenames -F _probe_gendump probe-gendump
+
+_probe_match() {
+	local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]}
+	COMPREPLY=()
+	case $prev in
+	--data-mapping) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+	esac
+	if [[ $cur == -* ]]; then
+		COMPREPLY=($(compgen -W "-f --fuzzy --data-mapping --cell-mapping --ranks-by-position -v --verbose -h --help --version" -- "$cur"))
+		return
+	fi
+	_probe_dumps "$cur"
+}
+complete -o filenames -F _probe_match probe-match
+
+_probe_metric() {
+	local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]}
+	COMPREPLY=()
+	case $prev in
+	--mode) COMPREPLY=($(compgen -W "statistics md5" -- "$cur")); return ;;
+	--rtol) return ;;
+	--atol) return ;;
+	esac
+	if [[ $cur == -* ]]; then
+		COMPREPLY=($(compgen -W "--csv --mode --rtol --atol --no-stack -v --verbose -h --help --version" -- "$cur"))
+		return
+	fi
+	COMPREPLY=($(compgen -f -- "$cur"))
+}
+complete -o filenames -F _probe_metric probe-metric

@@ -654,6 +654,8 @@ int matcher_add_target(struct matcher *m, const char *line, size_t len, struct s
 
 	if (leafrec_parse(&r, line, len, &why) < 0) {
 		strbuf_addstr(err, why);
+		if (!m->stats.targets && (len == 1 || strstr(line, "\"task\"") || strstr(line, "\"data\"")))
+			strbuf_addstr(err, " (this looks like a dump: probe-flatten DUMP | probe-match GOLDEN)");
 		return -1;
 	}
 	if (start_group(m, r.step, r.rank, out, err) < 0)

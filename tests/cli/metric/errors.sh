@@ -1,0 +1,12 @@
+probe-gendump a > /dev/null
+probe-gendump --mode md5 b > /dev/null
+echo "statistics against md5:"
+probe-flatten a/target | probe-match b/golden | probe-metric > /dev/null; echo "status $?"
+echo "not pairs:"
+probe-flatten a/target | probe-metric > out; echo "status $?"; tail -1 out
+echo "nothing:"
+: | probe-metric; echo "status $?"
+echo "bad band:"
+probe-metric --rtol -1 < /dev/null; echo "status $?"
+echo "tensor dumps:"
+printf '{"key":"k","t":{"rank":0,"step":0,"seq":0,"entry":"e.0.forward","name":"e.0.forward.input.0","key":"k","type":"torch.Tensor","dtype":"torch.float32","shape":[1],"task":"tensor"},"g":null}\n' | probe-metric; echo "status $?"
