@@ -193,17 +193,20 @@ int msleaf_from_record(struct msleaf *m, const struct leafrec *r, struct arena *
 		m->shape = "None";
 		for (int i = 0; i < 4; i++)
 			m->stat[i] = make_str(a, "None", 4);
+		strbuf_release(&sb);
 		return 0;
 	}
 	/* a value the leaf's type says is not a str may be a spelled-out non-finite float */
 	value = field_value(r, LF_VALUE, type_is(r, "str") ? 0 : PYV_NONFINITE_STRINGS, a);
 	if (!value) {
+		strbuf_release(&sb);
 		*why = "\"value\" is not valid JSON";
 		return -1;
 	}
 	for (int i = 0; i < 4; i++) {
 		m->stat[i] = field_value(r, (enum leaf_field)(LF_MAX + i), PYV_NONFINITE_STRINGS, a);
 		if (!m->stat[i]) {
+			strbuf_release(&sb);
 			*why = "a statistic is not valid JSON";
 			return -1;
 		}
@@ -226,6 +229,7 @@ int msleaf_from_record(struct msleaf *m, const struct leafrec *r, struct arena *
 		} else {
 			struct pyval *shape = field_value(r, LF_SHAPE, 0, a);
 			if (!shape) {
+				strbuf_release(&sb);
 				*why = "\"shape\" is not valid JSON";
 				return -1;
 			}
