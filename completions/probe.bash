@@ -63,9 +63,11 @@ _probe_metric() {
 	--mode) COMPREPLY=($(compgen -W "statistics md5" -- "$cur")); return ;;
 	--rtol) return ;;
 	--atol) return ;;
+	-o|--output-dir) COMPREPLY=($(compgen -d -- "$cur")); return ;;
+	--rows-per-file) return ;;
 	esac
 	if [[ $cur == -* ]]; then
-		COMPREPLY=($(compgen -W "--csv --mode --rtol --atol --no-stack -v --verbose -h --help --version" -- "$cur"))
+		COMPREPLY=($(compgen -W "--csv --mode --rtol --atol --no-stack -o --output-dir --rows-per-file -v --verbose -h --help --version" -- "$cur"))
 		return
 	fi
 	COMPREPLY=($(compgen -f -- "$cur"))

@@ -1,5 +1,6 @@
 #include "flatten.h"
 #include "dump.h"
+#include "leafrec.h"
 #include "record.h"
 
 struct flattening {
@@ -19,9 +20,10 @@ static int one_leaf(const struct dump_reader *d, const struct leaf *leaf, void *
 		record_source_prepare(&f->src);
 		f->prepared = true;
 	}
+	struct leafrec rec;
 	strbuf_reset(&f->text);
-	record_add_leaf(&f->text, &f->src, leaf);
-	return f->fn(f->text.buf, f->text.len, f->ctx);
+	record_add_leaf(&f->text, &f->src, leaf, &rec);
+	return f->fn(f->text.buf, f->text.len, &rec, f->ctx);
 }
 
 int flatten_dump(const struct dump_file *df, int64_t rank, int64_t step, flatten_fn fn, void *ctx,

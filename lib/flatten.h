@@ -14,8 +14,12 @@
 #include "layout.h"
 #include "strbuf.h"
 
-/* Called per record; a nonzero return stops the reading (flatten_dump() returns it). */
-typedef int (*flatten_fn)(const char *record, size_t len, void *ctx);
+/*
+ * Called per record; a nonzero return stops the reading (flatten_dump()
+ * returns it).  rec holds the spans of the record's fields (leafrec.h).
+ */
+struct leafrec;
+typedef int (*flatten_fn)(const char *record, size_t len, const struct leafrec *rec, void *ctx);
 
 /*
  * rank and step >= 0 override the layout's.  Returns 0, the callback's

@@ -6,15 +6,33 @@ const char *const leaf_field_names[LF_NFIELDS] = {
 	"data_name", "data", "task", "dump", "msprobe_skips", "stack", "modules",
 };
 
-/* Field index of a key, by length then bytes (the hot path of every record tool). */
+/* Field index of a key: a switch on the length, then the bytes (the hot path of every record tool). */
 static int field_of(const struct span *key)
 {
 	const char *k = key->p + 1;
 	size_t n = key->n - 2;
-	for (int i = 0; i < LF_NFIELDS; i++) {
-		const char *f = leaf_field_names[i];
-		if (f[0] == k[0] && strlen(f) == n && !memcmp(f, k, n))
-			return i;
+	static int by_len[20][10];
+	static bool ready;
+	if (!ready) {
+		for (int i = 0; i < 20; i++)
+			for (int j = 0; j < 10; j++)
+				by_len[i][j] = -1;
+		for (int f = 0; f < LF_NFIELDS; f++) {
+			size_t l = strlen(leaf_field_names[f]);
+			for (int j = 0; j < 10; j++)
+				if (by_len[l][j] < 0) {
+					by_len[l][j] = f;
+					break;
+				}
+		}
+		ready = true;
+	}
+	if (n >= 20)
+		return -1;
+	for (int j = 0; j < 10 && by_len[n][j] >= 0; j++) {
+		int f = by_len[n][j];
+		if (!memcmp(leaf_field_names[f], k, n))
+			return f;
 	}
 	return -1;
 }
@@ -31,29 +49,9 @@ static int64_t int_or_null(const struct span *s, bool *ok)
 	return v;
 }
 
-int leafrec_parse(struct leafrec *r, const char *text, size_t len, const char **why)
+static int finish(struct leafrec *r, const char **why)
 {
-	struct rs_iter it;
-	struct span k, v;
-	int got;
 	bool ok = true;
-
-	memset(r->f, 0, sizeof(r->f));
-	r->text = text;
-	r->len = len;
-	if (rs_begin(&it, text, len) < 0) {
-		*why = it.error;
-		return -1;
-	}
-	while ((got = rs_next(&it, &k, &v)) == 1) {
-		int i = field_of(&k);
-		if (i >= 0)
-			r->f[i] = v;
-	}
-	if (got < 0) {
-		*why = it.error;
-		return -1;
-	}
 	if (r->f[LF_NAME].kind != SPAN_STRING || r->f[LF_KEY].kind != SPAN_STRING ||
 	    r->f[LF_ENTRY].kind != SPAN_STRING) {
 		*why = "not a leaf record (no \"entry\", \"name\" and \"key\" strings)";
@@ -67,6 +65,53 @@ int leafrec_parse(struct leafrec *r, const char *text, size_t len, const char **
 		return -1;
 	}
 	return 0;
+}
+
+static int read_members(struct leafrec *r, struct rs_iter *it, const char **why)
+{
+	struct span k, v;
+	int got;
+	while ((got = rs_next(it, &k, &v)) == 1) {
+		int i = field_of(&k);
+		if (i >= 0)
+			r->f[i] = v;
+	}
+	if (got < 0) {
+		*why = it->error;
+		return -1;
+	}
+	return 0;
+}
+
+int leafrec_parse(struct leafrec *r, const char *text, size_t len, const char **why)
+{
+	struct rs_iter it;
+	memset(r->f, 0, sizeof(r->f));
+	r->text = text;
+	r->len = len;
+	if (rs_begin(&it, text, len) < 0) {
+		*why = it.error;
+		return -1;
+	}
+	if (read_members(r, &it, why) < 0)
+		return -1;
+	return finish(r, why);
+}
+
+int leafrec_parse_at(struct leafrec *r, const char *p, const char *bound, const char **after, const char **why)
+{
+	struct rs_iter it;
+	memset(r->f, 0, sizeof(r->f));
+	if (rs_begin_at(&it, p, bound) < 0) {
+		*why = it.error;
+		return -1;
+	}
+	r->text = it.p - 1;
+	if (read_members(r, &it, why) < 0)
+		return -1;
+	r->len = (size_t)(it.p - r->text);
+	*after = it.p;
+	return finish(r, why);
 }
 
 void leafrec_str(const struct leafrec *r, enum leaf_field i, struct strbuf *out)

@@ -29,6 +29,8 @@ struct leafrec {
 
 /* 0, or -1 with the reason in *why (a static string). */
 int leafrec_parse(struct leafrec *r, const char *text, size_t len, const char **why);
+/* The same for a record that starts at p inside a larger text; *after: just past it. */
+int leafrec_parse_at(struct leafrec *r, const char *p, const char *bound, const char **after, const char **why);
 
 /* The record's text moved by `delta` bytes (it was copied elsewhere): its spans follow. */
 void leafrec_move(struct leafrec *r, ptrdiff_t delta);

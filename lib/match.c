@@ -293,26 +293,30 @@ static const char *store(struct matcher *m, const char *s, size_t n)
 	return arena_memdupz(&m->store, s, n);
 }
 
-/* One golden record into the index. */
-static int add_golden(struct matcher *m, const char *text, size_t len, struct strbuf *err)
+/* One golden record into the index; rec: its fields when the caller has them, else it is parsed. */
+static int add_golden(struct matcher *m, const char *text, size_t len, const struct leafrec *rec, struct strbuf *err)
 {
-	struct leafrec r;
+	struct leafrec parsed;
+	const struct leafrec *rp = rec;
 	const char *why;
 	struct gleaf *g;
 	uint32_t group;
 
-	if (leafrec_parse(&r, text, len, &why) < 0) {
-		strbuf_addf(err, "%s", why);
-		return -1;
+	if (!rp) {
+		if (leafrec_parse(&parsed, text, len, &why) < 0) {
+			strbuf_addf(err, "%s", why);
+			return -1;
+		}
+		rp = &parsed;
 	}
 	if (m->nleaves >= NO_LEAF - 1) {
 		strbuf_addstr(err, "more than 4 billion golden leaves");
 		return -1;
 	}
-	group = group_of(m, r.step, r.rank);
+	group = group_of(m, rp->step, rp->rank);
 	if (m->groups[group].first + m->groups[group].count != m->nleaves) {
 		strbuf_addf(err, "the golden records of rank %lld, step %lld are not together",
-			    (long long)r.rank, (long long)r.step);
+			    (long long)rp->rank, (long long)rp->step);
 		return -1;
 	}
 	m->groups[group].count++;
@@ -322,8 +326,8 @@ static int add_golden(struct matcher *m, const char *text, size_t len, struct st
 	memset(g, 0, sizeof(*g));
 	g->text = store(m, text, len);
 	g->text_len = (uint32_t)len;
-	g->key = store(m, r.f[LF_KEY].p, r.f[LF_KEY].n);
-	g->key_len = (uint32_t)r.f[LF_KEY].n;
+	g->key = store(m, rp->f[LF_KEY].p, rp->f[LF_KEY].n);
+	g->key_len = (uint32_t)rp->f[LF_KEY].n;
 	g->group = group;
 	g->dup_next = NO_LEAF;
 	g->matched_tseq = -1;
@@ -334,15 +338,15 @@ static int add_golden(struct matcher *m, const char *text, size_t len, struct st
 			strmap_clear(&m->golden_occ);
 			m->golden_occ_group = group;
 		}
-		leafrec_str(&r, LF_NAME, &m->scratch2);
+		leafrec_str(rp, LF_NAME, &m->scratch2);
 		fuzzy_key(&m->scratch, m->scratch2.buf, &m->golden_occ);
 	} else {
-		leafrec_str(&r, LF_KEY, &m->scratch);
+		leafrec_str(rp, LF_KEY, &m->scratch);
 	}
 	g->mkey = store(m, m->scratch.buf, m->scratch.len);
 	g->mkey_len = (uint32_t)m->scratch.len;
 	g->hash = key_hash(g->mkey, g->mkey_len, group);
-	ms_dtype_cell(&r, &m->scratch);
+	ms_dtype_cell(rp, &m->scratch);
 	g->dtype = store(m, m->scratch.buf, m->scratch.len);
 	m->nleaves++;
 	m->stats.golden_leaves++;
@@ -354,11 +358,11 @@ struct golden_loading {
 	struct strbuf err;
 };
 
-static int golden_record(const char *record, size_t len, void *ctx)
+static int golden_record(const char *record, size_t len, const struct leafrec *rec, void *ctx)
 {
 	struct golden_loading *gl = ctx;
 	/* the record text ends in its newline, which the index does not keep */
-	return add_golden(gl->m, record, len - 1, &gl->err) < 0 ? -1 : 0;
+	return add_golden(gl->m, record, len - 1, rec, &gl->err) < 0 ? -1 : 0;
 }
 
 /* A file whose first JSON object has "name" and "key" before any dump header key. */
@@ -414,7 +418,7 @@ static int load_records_file(struct matcher *m, const char *path, struct strbuf 
 	}
 	while ((r = line_reader_next(&lr, &line, &len)) == 1) {
 		strbuf_reset(&why);
-		if (add_golden(m, line, len, &why) < 0) {
+		if (add_golden(m, line, len, NULL, &why) < 0) {
 			line_reader_fail(&lr, "%s", why.buf);
 			r = -1;
 			break;

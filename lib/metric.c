@@ -10,6 +10,7 @@
 #include "xalloc.h"
 
 #include <math.h>
+#include <time.h>
 #include <unistd.h>
 
 /* One pair and what becomes of it. */
@@ -37,6 +38,14 @@ struct metric_stream {
 	struct metric_options opts;
 	bool mode_known;
 	struct ms_table table;
+	bool table_open;        /* a table has started */
+	int64_t table_rank, table_step;
+	uint64_t tables;
+	/* output_dir: the current file */
+	FILE *file;
+	struct strbuf file_name;   /* without ".csv" */
+	struct strbuf file_buf;
+	size_t file_rows, file_part;
 	bool stack_decided, stack_mode, header_done;
 	struct strmap stacks;   /* dump path -> struct stack_map * (NULL: none) */
 	struct group **queue;   /* pending groups, in input order */
@@ -51,7 +60,11 @@ struct metric_stream *metric_new(const struct metric_options *opts)
 {
 	struct metric_stream *m = xcalloc(1, sizeof(*m));
 	m->opts = *opts;
+	if (!m->opts.rows_per_file)
+		m->opts.rows_per_file = 1000000;
 	strbuf_init(&m->scratch, 0);
+	strbuf_init(&m->file_name, 0);
+	strbuf_init(&m->file_buf, 0);
 	if (opts->force_mode) {
 		m->mode_known = true;
 		ms_table_init(&m->table, opts->mode, false);
@@ -83,7 +96,11 @@ void metric_free(struct metric_stream *m)
 	strmap_release(&m->stacks);
 	free(m->queue);
 	free(m->pool);
+	if (m->file)
+		fclose(m->file);
 	strbuf_release(&m->scratch);
+	strbuf_release(&m->file_name);
+	strbuf_release(&m->file_buf);
 	free(m);
 }
 
@@ -164,8 +181,8 @@ static void decide_stack_mode(struct metric_stream *m, const struct item *it)
 	m->stack_mode = m->scratch.len && stacks_of(m, m->scratch.buf) != NULL;
 }
 
-/* NPU_Stack_Info of the first row of an entry: Python repr of its frames. */
-static const char *entry_stack(struct metric_stream *m, struct item *it, struct arena *a)
+/* NPU_Stack_Info of the first row of an entry: Python repr of its frames (and, when cached, its CSV cell). */
+static const char *entry_stack(struct metric_stream *m, struct item *it, struct arena *a, const char **csv)
 {
 	const struct span *st = &it->t.f[LF_STACK];
 	const struct stack_map *sm;
@@ -187,7 +204,10 @@ static const char *entry_stack(struct metric_stream *m, struct item *it, struct 
 	if (!sm)
 		return NULL;
 	s = stack_map_get(sm, it->row.t.entry, strlen(it->row.t.entry));
-	return s ? stack_repr(sm, s, &len) : NULL;
+	if (!s)
+		return NULL;
+	*csv = stack_csv(sm, s, &len);
+	return stack_repr(sm, s, &len);
 }
 
 /* ---- mode ------------------------------------------------------------------ */
@@ -234,36 +254,58 @@ static int decide_mode(struct metric_stream *m, const struct item *it, struct st
 
 /* ---- reading a pair -------------------------------------------------------- */
 
-/* The pair's spans, pointing into line (nothing allocated yet). */
+/* The pair's spans, pointing into line (nothing allocated yet); t and g are read in the same pass. */
 static int parse_pair(struct item *it, const char *line, size_t len, struct strbuf *err)
 {
-	static const char *const keys[] = { "key", "t", "g", "msprobe_unmatched" };
-	struct span f[4];
 	struct rs_iter iter;
-	const char *why;
+	struct span k, v;
+	const char *why = NULL;
+	bool gated = false, seen_t = false, seen_g = false;
+	int got;
 
 	memset(it, 0, sizeof(*it));
 	it->line = line;
 	it->len = len;
-	if (rs_begin(&iter, line, len) < 0 || rs_fields(&iter, keys, 4, f) < 0) {
-		strbuf_addf(err, "not a pair record: %s (at byte %zu)", iter.error, iter.error_at + 1);
-		return -1;
+	if (rs_begin(&iter, line, len) < 0)
+		goto bad;
+	while ((got = rs_key(&iter, &k)) == 1) {
+		bool is_t = span_key_is(&k, "t", 1), is_g = span_key_is(&k, "g", 1);
+		if ((is_t || is_g) && iter.p < iter.end && *iter.p == '{') {
+			const char *after;
+			if (leafrec_parse_at(is_t ? &it->t : &it->g, iter.p, iter.end, &after, &why) < 0) {
+				strbuf_addf(err, "a leaf of this pair: %s", why);
+				return -1;
+			}
+			rs_resume(&iter, after);
+			*(is_t ? &it->has_t : &it->has_g) = true;
+			*(is_t ? &seen_t : &seen_g) = true;
+			continue;
+		}
+		if (rs_value(&iter, &v) < 0)
+			goto bad;
+		if (is_t || is_g) {
+			if (v.kind != SPAN_NULL) {
+				strbuf_addstr(err, "not a pair record (see probe-match(1)): \"t\" and \"g\" must be leaf "
+						   "records or null");
+				return -1;
+			}
+			*(is_t ? &seen_t : &seen_g) = true;
+		} else if (span_key_is(&k, "msprobe_unmatched", 17)) {
+			gated = v.kind == SPAN_STRING;
+		}
 	}
-	if ((f[1].kind != SPAN_OBJECT && f[1].kind != SPAN_NULL) ||
-	    (f[2].kind != SPAN_OBJECT && f[2].kind != SPAN_NULL) || (f[1].kind == SPAN_NULL && f[2].kind == SPAN_NULL)) {
+	if (got < 0)
+		goto bad;
+	if (!seen_t || !seen_g || (!it->has_t && !it->has_g)) {
 		strbuf_addstr(err, "not a pair record (see probe-match(1)): \"t\" and \"g\" must be leaf records or null, "
 				   "not both null");
 		return -1;
 	}
-	it->has_t = f[1].kind == SPAN_OBJECT;
-	it->has_g = f[2].kind == SPAN_OBJECT;
-	if ((it->has_t && leafrec_parse(&it->t, f[1].p, f[1].n, &why) < 0) ||
-	    (it->has_g && leafrec_parse(&it->g, f[2].p, f[2].n, &why) < 0)) {
-		strbuf_addf(err, "a leaf of this pair: %s", why);
-		return -1;
-	}
-	it->row.matched = it->has_g && f[3].kind != SPAN_STRING; /* msprobe_unmatched: the dtype gate */
+	it->row.matched = it->has_g && !gated; /* msprobe_unmatched: the dtype gate */
 	return 0;
+bad:
+	strbuf_addf(err, "not a pair record: %s (at byte %zu)", iter.error, iter.error_at + 1);
+	return -1;
 }
 
 /* Copy the pair into the group's arena, and work out msprobe's cells and our verdict. */
@@ -409,9 +451,15 @@ static void emit_csv_header(struct metric_stream *m, struct strbuf *out)
 static void emit_csv_row(struct metric_stream *m, const struct item *it, struct strbuf *out)
 {
 	size_t n;
-	ms_header(&m->table, &n);
-	for (size_t i = 0; i < n; i++)
+	const char *const *h = ms_header(&m->table, &n);
+	for (size_t i = 0; i < n; i++) {
+		if (it->row.stack_csv && it->row.cells[i] == it->row.stack && !strcmp(h[i], "NPU_Stack_Info")) {
+			strbuf_addch(out, ',');
+			strbuf_addstr(out, it->row.stack_csv);
+			continue;
+		}
 		csv_add_cell(out, it->row.cells[i], i == 0);
+	}
 	strbuf_addch(out, '\n');
 }
 
@@ -435,8 +483,112 @@ static void count(struct metric_stream *m, const struct item *it)
 	}
 }
 
+/* ---- msprobe's files (output_dir) ----------------------------------------- */
+
+static int write_file_buf(struct metric_stream *m, struct strbuf *err)
+{
+	if (m->file_buf.len && fwrite(m->file_buf.buf, 1, m->file_buf.len, m->file) != m->file_buf.len) {
+		strbuf_addf(err, "%s: write error: %s", m->file_name.buf, strerror(errno));
+		return -1;
+	}
+	strbuf_reset(&m->file_buf);
+	return 0;
+}
+
+static int open_part(struct metric_stream *m, struct strbuf *err)
+{
+	struct strbuf path = STRBUF_INIT;
+	strbuf_addbuf(&path, &m->file_name);
+	if (m->file_part)
+		strbuf_addf(&path, "_part_%zu", m->file_part);
+	strbuf_addstr(&path, ".csv");
+	m->file = fopen(path.buf, "w");
+	if (!m->file) {
+		strbuf_addf(err, "%s: cannot create: %s", path.buf, strerror(errno));
+		strbuf_release(&path);
+		return -1;
+	}
+	strbuf_release(&path);
+	m->file_rows = 0;
+	m->header_done = false;
+	return 0;
+}
+
+static int close_part(struct metric_stream *m, struct strbuf *err)
+{
+	int ret = write_file_buf(m, err);
+	if (m->file && (fclose(m->file) || ret < 0)) {
+		if (!ret)
+			strbuf_addf(err, "%s: write error: %s", m->file_name.buf, strerror(errno));
+		ret = -1;
+	}
+	m->file = NULL;
+	return ret;
+}
+
+/* The rank directory of a dump path ("rank3", "proc2016"), for msprobe's file names. */
+static void rank_dir_of(const char *dump, struct strbuf *out)
+{
+	const char *end = strrchr(dump, '/'), *start;
+	strbuf_reset(out);
+	if (!end)
+		return;
+	for (start = end; start > dump && start[-1] != '/'; start--)
+		;
+	if ((end - start >= 4 && !strncmp(start, "rank", 4)) || (end - start > 4 && !strncmp(start, "proc", 4)))
+		strbuf_add(out, start, (size_t)(end - start));
+}
+
+static int open_table_file(struct metric_stream *m, const struct item *it, struct strbuf *err)
+{
+	char stamp[32];
+	time_t now = time(NULL);
+	struct tm tm;
+	localtime_r(&now, &tm);
+	strftime(stamp, sizeof(stamp), "%Y%m%d%H%M%S", &tm);
+	strbuf_reset(&m->file_name);
+	strbuf_addf(&m->file_name, "%s/compare_result", m->opts.output_dir);
+	if (it->has_t) {
+		leafrec_str(&it->t, LF_DUMP, &m->scratch);
+		struct strbuf dir = STRBUF_INIT;
+		rank_dir_of(m->scratch.buf, &dir);
+		if (dir.len)
+			strbuf_addf(&m->file_name, "_%s", dir.buf);
+		strbuf_release(&dir);
+	}
+	strbuf_addf(&m->file_name, "_%s", stamp);
+	m->file_part = 0;
+	return open_part(m, err);
+}
+
+/* One more data row for the file: split it when it is full (msprobe's _part_N files). */
+static int file_row_room(struct metric_stream *m, struct strbuf *err)
+{
+	if (m->file_rows < m->opts.rows_per_file)
+		return 0;
+	if (close_part(m, err) < 0)
+		return -1;
+	if (!m->file_part) {
+		/* the first part was written without a number: it becomes _part_1 */
+		struct strbuf from = STRBUF_INIT, to = STRBUF_INIT;
+		strbuf_addf(&from, "%s.csv", m->file_name.buf);
+		strbuf_addf(&to, "%s_part_1.csv", m->file_name.buf);
+		if (rename(from.buf, to.buf)) {
+			strbuf_addf(err, "%s: cannot rename: %s", from.buf, strerror(errno));
+			strbuf_release(&from);
+			strbuf_release(&to);
+			return -1;
+		}
+		strbuf_release(&from);
+		strbuf_release(&to);
+		m->file_part = 1;
+	}
+	m->file_part++;
+	return open_part(m, err);
+}
+
 /* Judge and write one complete group. */
-static void emit_group(struct metric_stream *m, struct group *g, struct strbuf *out)
+static int emit_group(struct metric_stream *m, struct group *g, struct strbuf *out, struct strbuf *err)
 {
 	struct ms_row **rows = xmalloc((g->n ? g->n : 1) * sizeof(*rows));
 	size_t nrows = 0;
@@ -445,22 +597,35 @@ static void emit_group(struct metric_stream *m, struct group *g, struct strbuf *
 		if (!it->in_table)
 			continue;
 		if (!nrows && m->stack_mode)
-			it->row.stack = entry_stack(m, it, &g->arena);
+			it->row.stack = entry_stack(m, it, &g->arena, &it->row.stack_csv);
 		rows[nrows++] = &it->row;
 	}
 	if (nrows)
 		ms_judge_group(&m->table, rows, nrows, &g->arena);
 	free(rows);
-	if (m->opts.output == METRIC_CSV && !m->header_done)
-		emit_csv_header(m, out);
+	if (m->opts.output_dir)
+		out = &m->file_buf;
 	for (size_t i = 0; i < g->n; i++) {
 		struct item *it = g->items[i];
 		count(m, it);
-		if (m->opts.output == METRIC_NDJSON)
+		if (m->opts.output == METRIC_NDJSON) {
 			emit_ndjson(m, it, out);
-		else if (it->in_table)
-			emit_csv_row(m, it, out);
+			continue;
+		}
+		if (!it->in_table)
+			continue;
+		if (m->opts.output_dir) {
+			if ((!m->file && open_table_file(m, it, err) < 0) || file_row_room(m, err) < 0)
+				return -1;
+			m->file_rows++;
+		}
+		if (!m->header_done)
+			emit_csv_header(m, out);
+		emit_csv_row(m, it, out);
 	}
+	if (m->opts.output_dir && m->file_buf.len > (1 << 16))
+		return write_file_buf(m, err);
+	return 0;
 }
 
 static bool group_final(const struct metric_stream *m, const struct group *g)
@@ -473,22 +638,6 @@ static bool group_final(const struct metric_stream *m, const struct group *g)
 	return true;
 }
 
-static void flush(struct metric_stream *m, struct strbuf *out)
-{
-	size_t done = 0;
-	if (!m->mode_known)
-		return;
-	while (done < m->nqueue && group_final(m, m->queue[done])) {
-		emit_group(m, m->queue[done], out);
-		recycle_group(m, m->queue[done]);
-		done++;
-	}
-	if (done) {
-		memmove(m->queue, m->queue + done, (m->nqueue - done) * sizeof(*m->queue));
-		m->nqueue -= done;
-	}
-}
-
 /* Observe every pending row once the mode is known (they waited for it). */
 static void observe_pending(struct metric_stream *m)
 {
@@ -496,6 +645,70 @@ static void observe_pending(struct metric_stream *m)
 		for (size_t i = 0; i < m->queue[q]->n; i++)
 			if (m->queue[q]->items[i]->in_table)
 				ms_table_observe(&m->table, &m->queue[q]->items[i]->row);
+}
+
+static int flush(struct metric_stream *m, struct strbuf *out, struct strbuf *err)
+{
+	size_t done = 0;
+	int ret = 0;
+	if (!m->mode_known)
+		return 0;
+	while (done < m->nqueue && group_final(m, m->queue[done])) {
+		ret = emit_group(m, m->queue[done], out, err);
+		recycle_group(m, m->queue[done]);
+		done++;
+		if (ret < 0)
+			break;
+	}
+	if (done) {
+		memmove(m->queue, m->queue + done, (m->nqueue - done) * sizeof(*m->queue));
+		m->nqueue -= done;
+	}
+	return ret;
+}
+
+/* The end of one rank's (and step's) table: everything pending is final. */
+static int end_table(struct metric_stream *m, struct strbuf *out, struct strbuf *err)
+{
+	if (m->nqueue)
+		m->queue[m->nqueue - 1]->complete = true;
+	if (!m->mode_known) {
+		/* no tensor anywhere: msprobe would call it statistics */
+		ms_table_init(&m->table, MS_MODE_STATISTICS, m->stack_mode);
+		m->mode_known = true;
+		observe_pending(m);
+	}
+	m->table.at_end = true;
+	if (flush(m, out, err) < 0)
+		return -1;
+	if (m->file && close_part(m, err) < 0)
+		return -1;
+	return 0;
+}
+
+/* A target leaf of another rank or step than the current table's starts a new table. */
+static int maybe_new_table(struct metric_stream *m, int64_t rank, int64_t step, struct strbuf *out,
+			   struct strbuf *err)
+{
+	if (m->table_open && m->table_rank == rank && m->table_step == step)
+		return 0;
+	if (m->table_open) {
+		if (m->opts.output == METRIC_CSV && !m->opts.output_dir) {
+			strbuf_addstr(err, "these pairs hold more than one rank or step, and --csv writes a single table; "
+					   "--output-dir writes one file per rank, as msprobe does");
+			return -1;
+		}
+		if (end_table(m, out, err) < 0)
+			return -1;
+		ms_table_init(&m->table, m->table.mode, false);
+		m->stack_decided = false;
+		m->stack_mode = false;
+	}
+	m->table_open = true;
+	m->table_rank = rank;
+	m->table_step = step;
+	m->tables++;
+	return 0;
 }
 
 int metric_add(struct metric_stream *m, const char *line, size_t len, struct strbuf *out, struct strbuf *err)
@@ -507,6 +720,8 @@ int metric_add(struct metric_stream *m, const char *line, size_t len, struct str
 	int got;
 
 	if (parse_pair(&parsed, line, len, err) < 0)
+		return -1;
+	if (parsed.has_t && maybe_new_table(m, parsed.t.rank, parsed.t.step, out, err) < 0)
 		return -1;
 	if (parsed.has_t) {
 		leafrec_str(&parsed.t, LF_ENTRY, &m->scratch);
@@ -540,22 +755,13 @@ int metric_add(struct metric_stream *m, const char *line, size_t len, struct str
 		m->table.stack_mode = m->stack_mode;
 		ms_table_observe(&m->table, &it->row);
 	}
-	flush(m, out);
-	return 0;
+	return flush(m, out, err);
 }
 
 int metric_finish(struct metric_stream *m, struct strbuf *out, struct strbuf *err)
 {
-	if (m->nqueue)
-		m->queue[m->nqueue - 1]->complete = true;
-	if (!m->mode_known) {
-		/* no tensor anywhere: msprobe would call it statistics */
-		ms_table_init(&m->table, MS_MODE_STATISTICS, m->stack_mode);
-		m->mode_known = true;
-		observe_pending(m);
-	}
-	m->table.at_end = true;
-	flush(m, out);
+	if (end_table(m, out, err) < 0)
+		return -1;
 	if (!m->stats.pairs) {
 		strbuf_addstr(err, "no pair records: nothing to compare");
 		return -1;

@@ -16,6 +16,12 @@
  * or forced.  Pairs also wait while msprobe's whole-table inferences could
  * still change them (mstable.h); output order is input order.
  *
+ * Each target rank and step makes a table of its own, as each is a compare
+ * of its own for msprobe.  With output_dir, every table goes to a file
+ * named as msprobe names it, compare_result[_<rank dir>]_<YYYYmmddHHMMSS>.csv,
+ * split into _part_1, _part_2, ... beyond rows_per_file rows; without it,
+ * CSV output holds one table and a second one is an error.
+ *
  * The NPU_Stack_Info column is there when the first target record's dump
  * has a stack.json beside it, or when the records carry "stack" (from
  * probe-stack); only the first row of each entry shows it.
@@ -35,6 +41,8 @@ struct metric_options {
 	enum ms_mode mode;
 	struct verdict_options band;
 	bool no_stack;          /* never add NPU_Stack_Info */
+	const char *output_dir; /* CSV: write msprobe's files there instead of to out */
+	size_t rows_per_file;   /* CSV files: split after this many rows (msprobe: 1,000,000) */
 };
 
 struct metric_stats {

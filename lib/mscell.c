@@ -7,16 +7,20 @@ static const char *arena_str(struct arena *a, const struct strbuf *sb)
 	return arena_memdupz(a, sb->buf, sb->len);
 }
 
+/* Scratch text for the hot paths: one per thread, kept for the process's life. */
+static _Thread_local struct strbuf scratch = { 0, 0, strbuf_empty };
+
 static const char *span_text(const struct span *s, struct arena *a)
 {
-	struct strbuf sb = STRBUF_INIT;
-	const char *res;
+	const char *p;
+	size_t n;
 	if (s->kind != SPAN_STRING)
 		return NULL;
-	span_string(s, &sb);
-	res = arena_str(a, &sb);
-	strbuf_release(&sb);
-	return res;
+	if (span_plain_string(s, &p, &n))
+		return arena_memdupz(a, p, n);
+	strbuf_reset(&scratch);
+	span_string(s, &scratch);
+	return arena_str(a, &scratch);
 }
 
 /* The Python value of a field (None when absent). */
@@ -39,15 +43,16 @@ static struct pyval *make_str(struct arena *a, const char *s, size_t n)
 /* msprobe's clean-up of a statistic: None -> "None", str(x).lower() == "nan" -> "Nan". */
 static struct pyval *clean_stat(struct pyval *v, struct arena *a)
 {
-	struct strbuf sb = STRBUF_INIT;
-	struct pyval *res = v;
 	if (v->kind == PY_NONE)
 		return make_str(a, "None", 4);
-	py_str(&sb, v);
-	if (sb.len == 3 && (sb.buf[0] | 32) == 'n' && (sb.buf[1] | 32) == 'a' && (sb.buf[2] | 32) == 'n')
-		res = make_str(a, "Nan", 3);
-	strbuf_release(&sb);
-	return res;
+	if (v->kind == PY_INT || v->kind == PY_BOOL || (v->kind == PY_FLOAT && !py_is_nan(v)))
+		return v; /* str() of these is never "nan" */
+	strbuf_reset(&scratch);
+	py_str(&scratch, v);
+	if (scratch.len == 3 && (scratch.buf[0] | 32) == 'n' && (scratch.buf[1] | 32) == 'a' &&
+	    (scratch.buf[2] | 32) == 'n')
+		return make_str(a, "Nan", 3);
+	return v;
 }
 
 static const char *crc_of_text(const char *s, size_t n, struct arena *a)

@@ -148,7 +148,7 @@ static const struct pyval *typed_stat(const struct ms_table *t, const struct ms_
 		to_float = t->unmatched[col].has_float;
 	if (!to_float)
 		return v;
-	*tmp = (struct pyval){ .kind = PY_FLOAT, .f = v->f };
+	py_set_float(tmp, py_float(v));
 	return tmp;
 }
 
@@ -160,16 +160,19 @@ static const char *arena_text(struct arena *a, const struct strbuf *sb)
 }
 
 /* A statistics cell: str(), with pandas' " inf" for float infinities in the CSV. */
+static _Thread_local struct strbuf scratch[3] = {
+	{ 0, 0, strbuf_empty }, { 0, 0, strbuf_empty }, { 0, 0, strbuf_empty },
+};
+
 static const char *stat_cell(const struct pyval *v, struct arena *a)
 {
-	struct strbuf sb = STRBUF_INIT;
-	const char *res;
-	if (v->kind == PY_FLOAT && isinf(v->f))
-		return v->f > 0 ? " inf" : " -inf";
-	py_str(&sb, v);
-	res = arena_text(a, &sb);
-	strbuf_release(&sb);
-	return res;
+	if (py_is_inf(v, 0))
+		return py_is_inf(v, 1) ? " inf" : " -inf";
+	if ((v->kind == PY_STR || v->kind == PY_INT || (v->kind == PY_FLOAT && v->canonical)) && v->text)
+		return v->text; /* already its own str() */
+	strbuf_reset(&scratch[0]);
+	py_str(&scratch[0], v);
+	return arena_text(a, &scratch[0]);
 }
 
 /* ---- statistics diffs (section 5) ----------------------------------------- */
@@ -277,11 +280,11 @@ static bool pandas_number(const char *s, size_t n, double *out)
 
 static enum vclass classify(const struct pyval *v, const char *text, size_t n, double *num)
 {
-	if ((v->kind == PY_FLOAT && isnan(v->f)) || lower_is(text, n, "nan"))
+	if (py_is_nan(v) || lower_is(text, n, "nan"))
 		return V_NAN;
-	if ((v->kind == PY_FLOAT && isinf(v->f) && v->f > 0) || lower_is(text, n, "inf"))
+	if (py_is_inf(v, 1) || lower_is(text, n, "inf"))
 		return V_INF;
-	if ((v->kind == PY_FLOAT && isinf(v->f) && v->f < 0) || lower_is(text, n, "-inf"))
+	if (py_is_inf(v, -1) || lower_is(text, n, "-inf"))
 		return V_NEG_INF;
 	/* the diff is taken on pandas.to_numeric(str(cell)), whatever the cell held */
 	if ((v->kind == PY_INT || v->kind == PY_FLOAT || v->kind == PY_STR) && pandas_number(text, n, num))
@@ -326,45 +329,44 @@ static void stat_diff(const struct ms_table *t, const struct ms_row *r, int i, s
 {
 	struct pyval tn, tb;
 	const struct pyval *nv = typed_stat(t, r, i, &tn), *bv = typed_stat(t, r, 4 + i, &tb);
-	struct strbuf ns = STRBUF_INIT, bs = STRBUF_INIT, out = STRBUF_INIT;
+	struct strbuf *ns = &scratch[0], *bs = &scratch[1], *out = &scratch[2];
 	double x = 0, y = 0;
 	enum vclass nc, bc;
 	const char *fixed;
 
-	py_str(&ns, nv);
-	py_str(&bs, bv);
-	if (ns.len == bs.len && !memcmp(ns.buf, bs.buf, ns.len)) {
+	strbuf_reset(ns);
+	strbuf_reset(bs);
+	strbuf_reset(out);
+	py_str(ns, nv);
+	py_str(bs, bv);
+	if (ns->len == bs->len && !memcmp(ns->buf, bs->buf, ns->len)) {
 		*diff = *rel = "0";
-		goto out;
+		return;
 	}
-	nc = classify(nv, ns.buf, ns.len, &x);
-	bc = classify(bv, bs.buf, bs.len, &y);
+	nc = classify(nv, ns->buf, ns->len, &x);
+	bc = classify(bv, bs->buf, bs->len, &y);
 	fixed = rule(nc, bc);
 	if (fixed) {
 		*diff = *rel = fixed;
-		goto out;
+		return;
 	}
 	if (!t->col[i].nonintstr && !t->col[4 + i].nonintstr) {
 		/* both columns integral: pandas subtracts int64s */
-		long long d = (long long)strtoll(ns.buf, NULL, 10) - (long long)strtoll(bs.buf, NULL, 10);
-		strbuf_addf(&out, "%lld", d);
+		long long d = (long long)strtoll(ns->buf, NULL, 10) - (long long)strtoll(bs->buf, NULL, 10);
+		strbuf_addf(out, "%lld", d);
 		x = (double)d + y; /* keep x - y = d for the ratio */
 	} else {
-		pyfmt_double(&out, x - y);
+		pyfmt_double(out, x - y);
 	}
-	*diff = arena_text(a, &out);
-	strbuf_reset(&out);
+	*diff = arena_text(a, out);
+	strbuf_reset(out);
 	if (y == 0) {
 		*rel = "inf";
 	} else {
-		pyfmt_double(&out, fabs((x - y) / y * 100));
-		strbuf_addch(&out, '%');
-		*rel = arena_text(a, &out);
+		pyfmt_double(out, fabs((x - y) / y * 100));
+		strbuf_addch(out, '%');
+		*rel = arena_text(a, out);
 	}
-out:
-	strbuf_release(&ns);
-	strbuf_release(&bs);
-	strbuf_release(&out);
 }
 
 /* ---- checkers (section 7) ------------------------------------------------- */
@@ -422,7 +424,7 @@ static bool checked(const struct ms_row *r, enum ignore ig)
 static bool inf_or_nan(const struct pyval *v)
 {
 	if (v->kind == PY_FLOAT)
-		return isnan(v->f) || isinf(v->f);
+		return py_is_nan(v) || py_is_inf(v, 0);
 	if (v->kind == PY_STR) {
 		const char *s = v->text;
 		size_t n = v->len;
@@ -682,14 +684,17 @@ void ms_judge_group(const struct ms_table *t, struct ms_row **rows, size_t n, st
 
 void csv_add_cell(struct strbuf *out, const char *cell, bool first)
 {
+	const char *p = cell;
 	if (!first)
 		strbuf_addch(out, ',');
-	if (!strpbrk(cell, ",\"\r\n")) {
-		strbuf_addstr(out, cell);
+	while (*p && *p != ',' && *p != '"' && *p != '\r' && *p != '\n')
+		p++;
+	if (!*p) {
+		strbuf_add(out, cell, (size_t)(p - cell));
 		return;
 	}
 	strbuf_addch(out, '"');
-	for (const char *p = cell; *p; p++) {
+	for (p = cell; *p; p++) {
 		if (*p == '"')
 			strbuf_addch(out, '"');
 		strbuf_addch(out, *p);

@@ -44,6 +44,7 @@ struct ms_row {
 	struct msleaf g;         /* the golden ("Bench") leaf, when matched */
 	bool matched;            /* false: msprobe's Bench columns are N/A (no golden leaf, or the dtype gate) */
 	const char *stack;       /* NPU_Stack_Info text for this row ("N/A" when NULL) */
+	const char *stack_csv;   /* the same as a ready CSV cell (quoted), when the caller has it */
 
 	/* set by ms_judge_group() */
 	const char **cells;      /* the row's cells, in the order of ms_header() */

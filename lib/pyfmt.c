@@ -175,3 +175,90 @@ void pyfmt_double(struct strbuf *out, double x)
 	int sci = e - 1;
 	strbuf_addf(out, "e%c%02d", sci < 0 ? '-' : '+', sci < 0 ? -sci : sci);
 }
+
+bool pyfmt_is_canonical(const char *s, size_t n)
+{
+	size_t i = 0, int_digits = 0, frac_digits = 0, lead_zeros = 0, sig;
+	bool neg = n && s[0] == '-';
+	if (neg)
+		i++;
+	if (i >= n || s[i] < '0' || s[i] > '9')
+		return false;
+	/* integer part */
+	size_t int_start = i;
+	while (i < n && s[i] >= '0' && s[i] <= '9')
+		i++;
+	int_digits = i - int_start;
+	if (i < n && s[i] == 'e') {
+		/* d e[+-]XX: one digit, no fraction */
+		if (int_digits != 1 || s[int_start] == '0')
+			return false;
+		goto exponent;
+	}
+	if (int_digits > 1 && s[int_start] == '0')
+		return false;
+	if (i >= n || s[i] != '.')
+		return false;
+	i++;
+	size_t frac_start = i;
+	while (i < n && s[i] >= '0' && s[i] <= '9')
+		i++;
+	frac_digits = i - frac_start;
+	if (!frac_digits)
+		return false;
+	if (i < n && s[i] == 'e') {
+		/* d.ddd e[+-]XX */
+		if (int_digits != 1 || s[int_start] == '0' || s[i - 1] == '0')
+			return false;
+		if (frac_digits > 16)
+			return false;
+		goto exponent;
+	}
+	if (i != n)
+		return false;
+	/* fixed notation: no trailing zero unless the fraction is just "0" */
+	if (frac_digits > 1 && s[n - 1] == '0')
+		return false;
+	if (s[int_start] == '0') {
+		/* 0.000ddd: at most three zeros (exponent -4), something after them */
+		while (frac_start + lead_zeros < n && s[frac_start + lead_zeros] == '0')
+			lead_zeros++;
+		if (frac_start + lead_zeros == n)
+			return !neg ? true : true; /* "0.0", "-0.0" */
+		if (lead_zeros > 3)
+			return false;
+		sig = frac_digits - lead_zeros;
+	} else {
+		if (int_digits > 16)
+			return false;
+		sig = int_digits + (frac_digits == 1 && s[frac_start] == '0' ? 0 : frac_digits);
+		/* "1234.0": trailing integer zeros are significant-free; count without them */
+		if (frac_digits == 1 && s[frac_start] == '0') {
+			size_t k = int_start + int_digits;
+			while (k > int_start + 1 && s[k - 1] == '0')
+				k--, sig--;
+		}
+	}
+	return sig <= 17;
+exponent:
+	i++;
+	if (i >= n || (s[i] != '+' && s[i] != '-'))
+		return false;
+	bool eneg = s[i] == '-';
+	i++;
+	size_t e_start = i;
+	int e = 0;
+	while (i < n && s[i] >= '0' && s[i] <= '9') {
+		e = e * 10 + (s[i] - '0');
+		if (e > 400)
+			return false;
+		i++;
+	}
+	if (i != n || i - e_start < 2 || (i - e_start > 2 && s[e_start] == '0'))
+		return false;
+	if (eneg ? e <= 4 : e < 16)
+		return false; /* Python writes these in fixed notation */
+	if (eneg ? e > 324 : e > 308)
+		return false;
+	return true;
+}

@@ -24,4 +24,17 @@ void pyfmt_double(struct strbuf *out, double x);
  */
 int pyfmt_shortest(double x, char digits[32]);
 
+/*
+ * Whether text[0..len) has the form Python's repr gives a finite float:
+ * fixed notation for decimal exponents in [-4, 16) with no superfluous
+ * zeros ("0.5", "120.0", "0.0001"), exponent notation otherwise ("1e-05",
+ * "1.5e+16"), at most 17 significant digits.  Texts msprobe's dumps hold
+ * (written by Python) always pass; a text that passes is taken to be the
+ * repr of its value without converting it, which is what makes large
+ * comparisons fast.  (The form does not prove the digits shortest; dumps
+ * written by other programs could in principle hold a longer text of the
+ * right form, which would then be printed as it is.)
+ */
+bool pyfmt_is_canonical(const char *text, size_t len);
+
 #endif

@@ -33,8 +33,46 @@ static struct pyval *nonfinite(struct arena *a, const char *p, size_t n)
 	else
 		return NULL;
 	v = new_val(a, PY_FLOAT);
-	v->f = f;
+	py_set_float(v, f);
 	return v;
+}
+
+void py_set_float(struct pyval *v, double f)
+{
+	memset(v, 0, sizeof(*v));
+	v->kind = PY_FLOAT;
+	v->f = f;
+	v->f_ready = true;
+}
+
+double py_float(const struct pyval *cv)
+{
+	struct pyval *v = (struct pyval *)cv; /* only the cache is written */
+	if (!v->f_ready) {
+		v->f = v->text ? strtod(v->text, NULL) : 0;
+		v->f_ready = true;
+	}
+	return v->f;
+}
+
+/* Whether a number text could be out of the double range (so that it reads as inf). */
+static bool may_overflow(const struct pyval *v)
+{
+	return v->text && (v->len > 20 || memchr(v->text, 'e', v->len) || memchr(v->text, 'E', v->len));
+}
+
+bool py_is_nan(const struct pyval *v)
+{
+	return v->kind == PY_FLOAT && v->f_ready && isnan(v->f);
+}
+
+bool py_is_inf(const struct pyval *v, int sign)
+{
+	double f;
+	if (v->kind != PY_FLOAT || (!v->f_ready && !may_overflow(v)))
+		return false;
+	f = py_float(v);
+	return isinf(f) && (sign == 0 || (sign > 0) == (f > 0));
 }
 
 struct pyval *pyval_parse(const struct span *s, unsigned flags, struct arena *a)
@@ -56,24 +94,12 @@ struct pyval *pyval_parse(const struct span *s, unsigned flags, struct arena *a)
 				v->text = arena_memdupz(a, "0", 1), v->len = 1;
 			else
 				v->text = arena_memdupz(a, s->p, s->n), v->len = s->n;
-			v->f = strtod(v->text, NULL);
 			return v;
 		}
 		v = new_val(a, PY_FLOAT);
-		{
-			char tmp[64];
-			char *heap = NULL;
-			const char *txt = tmp;
-			if (s->n < sizeof(tmp)) {
-				memcpy(tmp, s->p, s->n);
-				tmp[s->n] = '\0';
-			} else {
-				heap = xmemdupz(s->p, s->n);
-				txt = heap;
-			}
-			v->f = strtod(txt, NULL);
-			free(heap);
-		}
+		v->text = arena_memdupz(a, s->p, s->n);
+		v->len = s->n;
+		v->canonical = pyfmt_is_canonical(v->text, v->len);
 		return v;
 	case SPAN_STRING: {
 		struct strbuf sb = STRBUF_INIT;
@@ -238,7 +264,12 @@ void py_repr(struct strbuf *out, const struct pyval *v)
 	case PY_NONE: strbuf_addstr(out, "None"); return;
 	case PY_BOOL: strbuf_addstr(out, v->b ? "True" : "False"); return;
 	case PY_INT: strbuf_add(out, v->text, v->len); return;
-	case PY_FLOAT: add_float(out, v->f); return;
+	case PY_FLOAT:
+		if (v->canonical)
+			strbuf_add(out, v->text, v->len);
+		else
+			add_float(out, py_float(v));
+		return;
 	case PY_STR: py_repr_string(out, v->text, v->len); return;
 	case PY_LIST:
 		strbuf_addch(out, '[');
@@ -288,7 +319,7 @@ const char *py_type_name(const struct pyval *v)
 bool py_number(const struct pyval *v, double *out)
 {
 	if (v->kind == PY_INT || v->kind == PY_FLOAT) {
-		*out = v->f;
+		*out = py_float(v);
 		return true;
 	}
 	return false;
@@ -299,8 +330,8 @@ bool py_eq(const struct pyval *a, const struct pyval *b)
 	bool an = a->kind == PY_BOOL || a->kind == PY_INT || a->kind == PY_FLOAT;
 	bool bn = b->kind == PY_BOOL || b->kind == PY_INT || b->kind == PY_FLOAT;
 	if (an && bn) {
-		double x = a->kind == PY_BOOL ? a->b : a->f;
-		double y = b->kind == PY_BOOL ? b->b : b->f;
+		double x = a->kind == PY_BOOL ? a->b : py_float(a);
+		double y = b->kind == PY_BOOL ? b->b : py_float(b);
 		if (a->kind == PY_INT && b->kind == PY_INT)
 			return a->len == b->len && !memcmp(a->text, b->text, a->len);
 		return x == y;

@@ -35,8 +35,10 @@ enum pykind {
 struct pyval {
 	enum pykind kind;
 	bool b;              /* BOOL */
-	double f;            /* FLOAT; also INT when it fits (for arithmetic) */
-	const char *text;    /* INT: digits as written; STR: decoded UTF-8 (NUL-terminated) */
+	bool f_ready;        /* f holds the value (numbers are parsed on first use: see py_float) */
+	bool canonical;      /* FLOAT: text is exactly Python's repr of the value */
+	double f;            /* FLOAT, INT: the value as a double, once f_ready */
+	const char *text;    /* INT: digits as written; FLOAT: the JSON text, or NULL; STR: decoded UTF-8 */
 	size_t len;
 	struct pyval **items; /* LIST: items; DICT: keys at even, values at odd positions */
 	size_t n;            /* LIST: items; DICT: pairs */
@@ -63,5 +65,13 @@ bool py_eq(const struct pyval *a, const struct pyval *b);
 
 /* The value as a double when it is a number (bool excluded); false otherwise. */
 bool py_number(const struct pyval *v, double *out);
+
+/* The double of an INT or FLOAT (parsed from its text the first time). */
+double py_float(const struct pyval *v);
+/* A float NaN, or +inf / -inf (sign > 0 / < 0); false for anything else. */
+bool py_is_nan(const struct pyval *v);
+bool py_is_inf(const struct pyval *v, int sign);
+/* A float value (not from text). */
+void py_set_float(struct pyval *v, double f);
 
 #endif

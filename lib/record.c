@@ -1,4 +1,5 @@
 #include "record.h"
+#include "leafrec.h"
 #include "layout.h"
 #include "jsonw.h"
 #include "xalloc.h"
@@ -55,6 +56,34 @@ void record_source_release(struct record_source *src)
 	strbuf_release(&src->entry_json);
 }
 
+/* Where each field's value was written: offsets into the output, for the caller's leafrec. */
+struct marks {
+	size_t start[LF_NFIELDS], end[LF_NFIELDS];
+	bool set[LF_NFIELDS];
+};
+
+static void mark(struct marks *mk, enum leaf_field f, size_t start, const struct strbuf *out)
+{
+	if (!mk)
+		return;
+	mk->start[f] = start;
+	mk->end[f] = out->len;
+	mk->set[f] = true;
+}
+
+static enum span_kind kind_of_text(char c)
+{
+	switch (c) {
+	case '"': return SPAN_STRING;
+	case '{': return SPAN_OBJECT;
+	case '[': return SPAN_ARRAY;
+	case 't': return SPAN_TRUE;
+	case 'f': return SPAN_FALSE;
+	case 'n': return SPAN_NULL;
+	default: return SPAN_NUMBER;
+	}
+}
+
 /* Leaf members with a field of their own, in record order. */
 enum field {
 	F_DTYPE, F_SHAPE, F_MAX, F_MIN, F_MEAN, F_NORM, F_REQUIRES_GRAD, F_MD5, F_VALUE,
@@ -99,7 +128,11 @@ static enum field member_field(const struct jnode *m)
 	return F_OTHER;
 }
 
-static void add_members(struct strbuf *out, const struct jnode *obj)
+static const enum leaf_field field_to_leaf[] = {
+	LF_DTYPE, LF_SHAPE, LF_MAX, LF_MIN, LF_MEAN, LF_NORM, LF_REQUIRES_GRAD, LF_MD5, LF_VALUE,
+};
+
+static void add_members(struct strbuf *out, const struct jnode *obj, struct marks *mk)
 {
 	const struct jnode *field[F_NFIELDS] = { NULL };
 	const struct jnode *type = NULL;
@@ -115,21 +148,27 @@ static void add_members(struct strbuf *out, const struct jnode *obj)
 			attrs = true;
 	}
 	strbuf_add(out, ",\"type\":", 8);
+	size_t at = out->len;
 	if (type)
 		jsonw_tree(out, type);
 	else
 		strbuf_add(out, "null", 4);
+	mark(mk, LF_TYPE, at, out);
 	for (int f = 0; f < F_NFIELDS; f++) {
 		if (!field[f])
 			continue;
 		strbuf_addch(out, ',');
 		jsonw_str(out, field_name[f]);
 		strbuf_addch(out, ':');
+		at = out->len;
 		jsonw_tree(out, field[f]);
+		mark(mk, field_to_leaf[f], at, out);
 	}
 	if (!attrs)
 		return;
-	strbuf_add(out, ",\"attrs\":{", 10);
+	strbuf_add(out, ",\"attrs\":", 9);
+	at = out->len;
+	strbuf_addch(out, '{');
 	bool first = true;
 	for (const struct jnode *m = obj->child; m; m = m->next) {
 		if (member_field(m) != F_OTHER)
@@ -142,6 +181,7 @@ static void add_members(struct strbuf *out, const struct jnode *obj)
 		jsonw_tree(out, m);
 	}
 	strbuf_addch(out, '}');
+	mark(mk, LF_ATTRS, at, out);
 }
 
 static void add_p2p(struct strbuf *out, const struct jnode *p2p)
@@ -161,38 +201,74 @@ static void add_p2p(struct strbuf *out, const struct jnode *p2p)
 	strbuf_addch(out, '}');
 }
 
-void record_add_leaf(struct strbuf *out, struct record_source *src, const struct leaf *leaf)
+/* A string field "k":"v" with its mark. */
+static void add_str_field(struct strbuf *out, const char *key, size_t key_len, const char *v, struct marks *mk,
+			  enum leaf_field f)
 {
+	size_t at;
+	strbuf_add(out, key, key_len);
+	at = out->len;
+	jsonw_str(out, v);
+	mark(mk, f, at, out);
+}
+
+static void fill_leafrec(struct leafrec *rec, const struct strbuf *out, const struct marks *mk,
+			 const struct record_source *src, const struct leaf *leaf)
+{
+	memset(rec->f, 0, sizeof(rec->f));
+	for (int f = 0; f < LF_NFIELDS; f++)
+		if (mk->set[f])
+			rec->f[f] = (struct span){ out->buf + mk->start[f], mk->end[f] - mk->start[f],
+						   kind_of_text(out->buf[mk->start[f]]) };
+	rec->text = out->buf;
+	rec->len = out->len - 1; /* without the newline */
+	rec->rank = src->rank;
+	rec->step = src->step;
+	rec->seq = (int64_t)leaf->seq;
+}
+
+void record_add_leaf(struct strbuf *out, struct record_source *src, const struct leaf *leaf, struct leafrec *rec)
+{
+	struct marks marks, *mk = rec ? &marks : NULL;
+	size_t at, begin = out->len;
+	if (rec)
+		memset(&marks, 0, sizeof(marks));
 	if (src->entry_seq != leaf->entry_seq + 1) {
 		strbuf_reset(&src->entry_json);
 		jsonw_str(&src->entry_json, leaf->entry);
 		src->entry_seq = leaf->entry_seq + 1;
 	}
 	strbuf_addbuf(out, &src->head);
+	at = out->len;
 	strbuf_addu(out, leaf->seq);
+	mark(mk, LF_SEQ, at, out);
 	strbuf_add(out, ",\"entry\":", 9);
+	at = out->len;
 	strbuf_addbuf(out, &src->entry_json);
-	strbuf_add(out, ",\"name\":", 8);
-	jsonw_str(out, leaf->name);
-	strbuf_add(out, ",\"key\":", 7);
-	jsonw_str(out, leaf->key);
-	strbuf_add(out, ",\"state\":", 9);
-	jsonw_str(out, leaf_state_name(leaf->state));
-	if (leaf->obj)
-		add_members(out, leaf->obj);
-	else
-		strbuf_add(out, ",\"type\":null", 12);
+	mark(mk, LF_ENTRY, at, out);
+	add_str_field(out, ",\"name\":", 8, leaf->name, mk, LF_NAME);
+	add_str_field(out, ",\"key\":", 7, leaf->key, mk, LF_KEY);
+	add_str_field(out, ",\"state\":", 9, leaf_state_name(leaf->state), mk, LF_STATE);
+	if (leaf->obj) {
+		add_members(out, leaf->obj, mk);
+	} else {
+		strbuf_add(out, ",\"type\":", 8);
+		at = out->len;
+		strbuf_add(out, "null", 4);
+		mark(mk, LF_TYPE, at, out);
+	}
 	if (leaf->p2p)
 		add_p2p(out, leaf->p2p);
 	if (leaf->data_name) {
-		strbuf_add(out, ",\"data_name\":", 13);
-		jsonw_str(out, leaf->data_name);
+		add_str_field(out, ",\"data_name\":", 13, leaf->data_name, mk, LF_DATA_NAME);
 		if (src->tensor_dir) {
 			struct strbuf path = STRBUF_INIT;
 			strbuf_addstr(&path, src->tensor_dir);
 			strbuf_addstr(&path, leaf->data_name);
 			strbuf_add(out, ",\"data\":", 8);
+			at = out->len;
 			jsonw_string(out, path.buf, path.len);
+			mark(mk, LF_DATA, at, out);
 			strbuf_release(&path);
 		}
 	}
@@ -200,6 +276,14 @@ void record_add_leaf(struct strbuf *out, struct record_source *src, const struct
 	if (leaf->msprobe_skips)
 		strbuf_add(out, ",\"msprobe_skips\":true", 21);
 	strbuf_add(out, "}\n", 2);
+	if (rec) {
+		/* the spans are relative to this record's start */
+		for (int f = 0; f < LF_NFIELDS; f++)
+			if (marks.set[f])
+				marks.start[f] -= begin, marks.end[f] -= begin;
+		struct strbuf view = { out->alloc, out->len - begin, out->buf + begin };
+		fill_leafrec(rec, &view, &marks, src, leaf);
+	}
 }
 
 void record_add_dump_file(struct strbuf *out, const struct dump_file *df, int64_t rank, int64_t step)

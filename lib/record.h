@@ -45,8 +45,13 @@ void record_source_release(struct record_source *src);
  */
 char *record_tensor_dir(const char *dump_path, const char *dump_data_dir);
 
-/* Append the record of one leaf, with its newline. */
-void record_add_leaf(struct strbuf *out, struct record_source *src, const struct leaf *leaf);
+/*
+ * Append the record of one leaf, with its newline.  When rec is given it
+ * receives the spans of the fields just written (see leafrec.h), valid
+ * until out changes; "task" and "dump" are not among them.
+ */
+struct leafrec;
+void record_add_leaf(struct strbuf *out, struct record_source *src, const struct leaf *leaf, struct leafrec *rec);
 
 /* Append the --list record of a dump file: {"dump", "rank", "step", "kind"}, rank/step -1 as null. */
 struct dump_file;

@@ -152,14 +152,25 @@ int rs_next_item(struct rs_iter *it, struct span *value)
 	return 1;
 }
 
-int rs_next(struct rs_iter *it, struct span *key, struct span *value)
+int rs_key(struct rs_iter *it, struct span *key)
 {
 	const char *p = skip_blank(it->p, it->end);
 	if (it->error)
 		return -1;
-	if (p >= it->end)
+	if (it->open_ended && p < it->end && *p == '}' && it->first) {
+		it->p = p + 1;
 		return 0;
+	}
+	if (p >= it->end) {
+		if (it->open_ended)
+			return fail(it, p, "unclosed object");
+		return 0;
+	}
 	if (!it->first) {
+		if (it->open_ended && *p == '}') {
+			it->p = p + 1;
+			return 0;
+		}
 		if (*p != ',')
 			return fail(it, p, "expected ',' between members");
 		p = skip_blank(p + 1, it->end);
@@ -173,12 +184,40 @@ int rs_next(struct rs_iter *it, struct span *key, struct span *value)
 	p = skip_blank(p, it->end);
 	if (p >= it->end || *p != ':')
 		return fail(it, p, "expected ':' after a key");
-	p = skip_blank(p + 1, it->end);
-	p = skip_value(it, p, value);
+	it->p = skip_blank(p + 1, it->end);
+	return 1;
+}
+
+int rs_value(struct rs_iter *it, struct span *value)
+{
+	const char *p = skip_value(it, it->p, value);
 	if (!p)
 		return -1;
 	it->p = p;
 	return 1;
+}
+
+void rs_resume(struct rs_iter *it, const char *after)
+{
+	it->p = after;
+}
+
+int rs_next(struct rs_iter *it, struct span *key, struct span *value)
+{
+	int r = rs_key(it, key);
+	if (r <= 0)
+		return r;
+	return rs_value(it, value);
+}
+
+int rs_begin_at(struct rs_iter *it, const char *p, const char *bound)
+{
+	*it = (struct rs_iter){ .base = p, .end = bound, .first = true, .open_ended = true };
+	p = skip_blank(p, bound);
+	if (p >= bound || *p != '{')
+		return fail(it, p, "not a JSON object");
+	it->p = p + 1;
+	return 0;
 }
 
 bool span_key_is(const struct span *key, const char *w, size_t wlen)

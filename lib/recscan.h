@@ -39,6 +39,7 @@ struct rs_iter {
 	const char *base;  /* start of the object, for error offsets */
 	const char *p, *end;
 	bool first;
+	bool open_ended;   /* started with rs_begin_at: the closing brace ends the members */
 	const char *error; /* static text of the first error, or NULL */
 	size_t error_at;   /* byte offset of it in the object */
 };
@@ -47,6 +48,23 @@ struct rs_iter {
 int rs_begin(struct rs_iter *it, const char *s, size_t n);
 /* The next member: 1 with *key (a SPAN_STRING) and *value, 0 at the end, -1 on error. */
 int rs_next(struct rs_iter *it, struct span *key, struct span *value);
+
+/*
+ * The same in two steps, for a caller that reads a value itself:
+ * rs_key() gives the key and leaves it->p on the value; then either
+ * rs_value() skips it, or the caller reads it and calls rs_resume() with
+ * where it ended.
+ */
+int rs_key(struct rs_iter *it, struct span *key);
+int rs_value(struct rs_iter *it, struct span *value);
+void rs_resume(struct rs_iter *it, const char *after);
+
+/*
+ * An object that starts at p inside a larger text (bound: the end of the
+ * text): its members end at its closing brace, after which rs_next()
+ * returns 0 with it->p just past the brace.
+ */
+int rs_begin_at(struct rs_iter *it, const char *p, const char *bound);
 
 /* The same over the items of an array s[0..n): rs_next_item() gives each value. */
 int rs_begin_array(struct rs_iter *it, const char *s, size_t n);

@@ -1,4 +1,5 @@
 #include "stack.h"
+#include "mstable.h"
 #include "json.h"
 #include "jsonw.h"
 #include "jtree.h"
@@ -169,4 +170,19 @@ const char *stack_json(const struct stack_map *m, const struct stack *cs, size_t
 	}
 	*len = s->json_len;
 	return s->json;
+}
+
+const char *stack_csv(const struct stack_map *m, const struct stack *cs, size_t *len)
+{
+	struct stack *s = (struct stack *)cs;
+	if (!s->csv) {
+		struct strbuf sb = STRBUF_INIT;
+		size_t rlen;
+		csv_add_cell(&sb, stack_repr(m, s, &rlen), true);
+		s->csv = arena_memdupz((struct arena *)&m->arena, sb.buf, sb.len);
+		s->csv_len = sb.len;
+		strbuf_release(&sb);
+	}
+	*len = s->csv_len;
+	return s->csv;
 }

@@ -26,6 +26,8 @@ struct stack {
 	size_t repr_len;
 	const char *json;      /* the frames as a JSON array, made on first use (stack_json()) */
 	size_t json_len;
+	const char *csv;       /* the repr as a CSV cell, quoted, made on first use (stack_csv()) */
+	size_t csv_len;
 };
 
 struct stack_map {
@@ -42,6 +44,8 @@ const struct stack *stack_map_get(const struct stack_map *m, const char *entry, 
 
 /* "['File ..., \n ...', ...]", as msprobe's CSV shows it (cached in the stack). */
 const char *stack_repr(const struct stack_map *m, const struct stack *s, size_t *len);
+/* The repr as a CSV cell, quoted as pandas quotes it (cached). */
+const char *stack_csv(const struct stack_map *m, const struct stack *s, size_t *len);
 /* ["File ...", ...] as JSON (cached). */
 const char *stack_json(const struct stack_map *m, const struct stack *s, size_t *len);
 

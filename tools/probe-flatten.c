@@ -33,8 +33,9 @@ struct output {
 	struct strbuf buf;
 };
 
-static int write_record(const char *record, size_t len, void *ctx)
+static int write_record(const char *record, size_t len, const struct leafrec *rec, void *ctx)
 {
+	(void)rec;
 	struct output *o = ctx;
 	strbuf_add(&o->buf, record, len);
 	output_flush_strbuf(&o->buf, 1 << 16);

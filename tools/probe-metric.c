@@ -10,7 +10,7 @@
 #include <math.h>
 #include <unistd.h>
 
-enum { OPT_CSV = 256, OPT_MODE, OPT_RTOL, OPT_ATOL, OPT_NO_STACK };
+enum { OPT_CSV = 256, OPT_MODE, OPT_RTOL, OPT_ATOL, OPT_NO_STACK, OPT_OUTPUT_DIR, OPT_ROWS_PER_FILE };
 
 static const struct opt_spec options[] = {
 	{ OPT_CSV, 0, "csv", NULL, "write msprobe's compare_result CSV instead of metric records", NULL, 0 },
@@ -18,12 +18,17 @@ static const struct opt_spec options[] = {
 	{ OPT_RTOL, 0, "rtol", "X", "our verdict: statistics within this relative tolerance agree", NULL, 0 },
 	{ OPT_ATOL, 0, "atol", "X", "our verdict: statistics within this absolute tolerance agree", NULL, 0 },
 	{ OPT_NO_STACK, 0, "no-stack", NULL, "leave out the NPU_Stack_Info column", NULL, 0 },
+	{ 'o', 'o', "output-dir", "DIR",
+	  "write msprobe's CSV files into DIR, one per rank, as msprobe names them (implies --csv)", NULL, OPT_DIR },
+	{ OPT_ROWS_PER_FILE, 0, "rows-per-file", "N", "split CSV files after N rows (default 1000000, as msprobe)",
+	  NULL, 0 },
 	{ 'v', 'v', "verbose", NULL, "print counts of verdicts and msprobe results on stderr at the end", NULL, 0 },
 };
 
 static const struct tool_spec spec = {
 	.name = "probe-metric",
-	.synopsis = "[-v] [--csv] [--mode MODE] [--rtol X] [--atol X] [--no-stack] [pairs]",
+	.synopsis = "[-v] [--csv] [-o DIR] [--rows-per-file N] [--mode MODE] [--rtol X] [--atol X] [--no-stack] "
+		    "[pairs]",
 	.summary = "Add to each pair record (from probe-match) msprobe's metrics, Result and Err_message, and "
 		   "our own bitwise verdict; or write msprobe's compare_result CSV.",
 	.opts = options,
@@ -75,6 +80,13 @@ int main(int argc, char **argv)
 		case OPT_NO_STACK:
 			mo.no_stack = true;
 			break;
+		case 'o':
+			mo.output = METRIC_CSV;
+			mo.output_dir = arg;
+			break;
+		case OPT_ROWS_PER_FILE:
+			mo.rows_per_file = (size_t)opt_number(&spec, "--rows-per-file", arg, 1, INT64_MAX);
+			break;
 		case 'v':
 			verbose = true;
 			break;
@@ -90,6 +102,8 @@ int main(int argc, char **argv)
 		opt_usage_error(&spec, "no pair records given and standard input is a terminal");
 	if (line_reader_open(&lr, input) < 0)
 		die("%s", lr.err.buf);
+	if (mo.output_dir && access(mo.output_dir, W_OK))
+		die_errno("%s: cannot write there", mo.output_dir);
 
 	m = metric_new(&mo);
 	output_init();

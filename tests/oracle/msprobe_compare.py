@@ -80,6 +80,10 @@ class NotCovered(Exception):
     """A path of msprobe this oracle does not implement (tensor mode, MindSpore)."""
 
 
+class InputError(Exception):
+    """An input file cannot be read or is not JSON (usage trouble, exit status 2)."""
+
+
 # --------------------------------------------------------------------------------------
 # Small helpers
 # --------------------------------------------------------------------------------------
@@ -457,7 +461,7 @@ def load_json(path):
         with open(path, encoding='utf-8') as f:
             return json.load(f)
     except (OSError, ValueError) as err:
-        raise SystemExit('msprobe_compare: cannot read %s: %s' % (path, err)) from None
+        raise InputError('cannot read %s: %s' % (path, err)) from None
 
 
 def check_dump(dump, side):
@@ -472,19 +476,29 @@ def check_dump(dump, side):
         raise Abort("Invalid type for 'data': expected a dict. Please check dump.json of %s." % side)
 
 
+def md5_in(container):
+    """Python's `'md5' in x`: key test for objects, element test for lists, substring
+    test for strings; msprobe crashes (TypeError) on a number."""
+    if isinstance(container, (dict, list, str)):
+        return 'md5' in container
+    raise Abort("TypeError: argument of type '%s' is not iterable (msprobe md5_find crashes)"
+                % type(container).__name__)
+
+
 def md5_find(data):
-    """§2: does any entry carry an md5 in a first-level list element or object?"""
+    """§2: does any entry carry an md5 in a truthy first-level list element or in a
+    non-empty object value (tested in JSON order, first hit wins)?"""
     for entry in data.values():
         if not isinstance(entry, dict):
             continue
         for value in entry.values():
             if isinstance(value, list):
                 for element in value:
-                    if element and isinstance(element, (dict, list, str)) and 'md5' in element:
+                    if element and md5_in(element):
                         return True
             if isinstance(value, bool):
                 continue
-            if value and isinstance(value, (dict, list, str)) and 'md5' in value:
+            if value and md5_in(value):
                 return True
     return False
 
@@ -903,18 +917,26 @@ def header_for(mode, stack_mode):
     return head + [HEAD_STACK] if stack_mode else head
 
 
+def soft_convert(table, head):
+    """pandas re-inference of one column from its Python values: a column holding only
+    ints and floats (no bool, no text) becomes float64, so its ints print as floats."""
+    values = [r[head] for r in table]
+    if all(is_num(v) for v in values) and any(is_float(v) for v in values):
+        for r in table:
+            r[head] = float(r[head])
+
+
 def final_convert(table, heads):
-    """§4.2/§9.21: float +-inf -> ' inf' / ' -inf' (DataFrame.replace), after which pandas
-    soft-converts object columns: a column of only ints and floats prints ints as floats."""
+    """§4.2/§9.21: the rule engine writes every column back from Python lists (a
+    re-inference), then float +-inf becomes ' inf' / ' -inf' (DataFrame.replace, which
+    soft-converts object columns once more)."""
     for h in heads:
+        soft_convert(table, h)
         for r in table:
             v = r[h]
             if is_float(v) and math.isinf(v):
                 r[h] = ' inf' if v > 0 else ' -inf'
-        values = [r[h] for r in table]
-        if all(is_num(v) for v in values) and any(is_float(v) for v in values):
-            for r in table:
-                r[h] = float(r[h])
+        soft_convert(table, h)
 
 
 def cell_text(value):
@@ -1028,6 +1050,9 @@ def main(argv):
     except NotCovered as err:
         sys.stderr.write('msprobe_compare: %s\n' % err)
         return 3
+    except InputError as err:
+        sys.stderr.write('msprobe_compare: %s\n' % err)
+        return 2
     return 0
 
 

@@ -62,6 +62,23 @@ int main(void)
 		}
 	}
 	ok(fails == 0, "every power of two and its neighbours reads back");
+
+	/* every CPython repr has the canonical form; other spellings of the same numbers do not */
+	size_t rejected = 0;
+	for (size_t i = 0; i < ARRAY_SIZE(table); i++)
+		if (!pyfmt_is_canonical(table[i].repr, strlen(table[i].repr)) && rejected++ < 5)
+			diag("CPython's %s taken for non-canonical", table[i].repr);
+	ok(rejected == 0, "all %zu CPython reprs have the canonical form", ARRAY_SIZE(table));
+	static const char *const other[] = {
+		"1.50", "1E5", "1e5", "1e-5", "01.5", ".5", "5.", "0.00001", "1e+15", "1.0e+16",
+		"100000000000000000.0", "1.", "-", "", "1e+016", "0.10000000000000000001", "+1.0", "1.5e+16.0",
+		"nan", "inf", "2", "-0", "1.5e-04",
+	};
+	size_t accepted = 0;
+	for (size_t i = 0; i < ARRAY_SIZE(other); i++)
+		if (pyfmt_is_canonical(other[i], strlen(other[i])) && accepted++ < 5)
+			diag("%s taken for canonical", other[i]);
+	ok(accepted == 0, "%zu other spellings are not canonical", ARRAY_SIZE(other));
 	strbuf_release(&sb);
 	return done_testing();
 }
