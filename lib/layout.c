@@ -88,7 +88,7 @@ static char *parent_name(const char *path, int up)
 static void add_file(struct dump_list *list, const char *path, int64_t rank, int64_t step)
 {
 	ALLOC_GROW(list->v, list->nr + 1, list->alloc);
-	list->v[list->nr++] = (struct dump_file){ xstrdup(path), rank, step, is_debug_name(path) };
+	list->v[list->nr++] = (struct dump_file){ xstrdup(path), rank, step, is_debug_name(path), false };
 }
 
 /* The dump file of a rank dir, or NULL. */

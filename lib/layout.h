@@ -31,6 +31,7 @@ struct dump_file {
 	int64_t rank;   /* -1: unknown */
 	int64_t step;   /* -1: unknown */
 	bool debug;     /* a debug.json (single-point save) */
+	bool csv;       /* an msprobe compare_result CSV (probe-flatten reads those too) */
 };
 
 struct dump_list {

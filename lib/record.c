@@ -294,7 +294,7 @@ void record_add_dump_file(struct strbuf *out, const struct dump_file *df, int64_
 	add_int_or_null(out, rank);
 	strbuf_add(out, ",\"step\":", 8);
 	add_int_or_null(out, step);
-	strbuf_addstr(out, df->debug ? ",\"kind\":\"debug\"}\n" : ",\"kind\":\"dump\"}\n");
+	strbuf_addstr(out, df->csv ? ",\"kind\":\"csv\"}\n" : df->debug ? ",\"kind\":\"debug\"}\n" : ",\"kind\":\"dump\"}\n");
 }
 
 void record_add_error(struct strbuf *out, const char *message)

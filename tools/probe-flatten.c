@@ -1,12 +1,14 @@
 /*
  * probe-flatten: msprobe dumps in, one record per leaf out (NDJSON).
  */
+#include "../lib/csvin.h"
 #include "../lib/flatten.h"
 #include "../lib/layout.h"
 #include "../lib/msg.h"
 #include "../lib/opt.h"
 #include "../lib/output.h"
 #include "../lib/record.h"
+#include "../lib/xalloc.h"
 
 #include <unistd.h>
 
@@ -33,13 +35,31 @@ struct output {
 	struct strbuf buf;
 };
 
-static int write_record(const char *record, size_t len, const struct leafrec *rec, void *ctx)
+static int write_text(const char *record, size_t len, void *ctx)
 {
-	(void)rec;
 	struct output *o = ctx;
 	strbuf_add(&o->buf, record, len);
 	output_flush_strbuf(&o->buf, 1 << 16);
 	return 0;
+}
+
+static int write_record(const char *record, size_t len, const struct leafrec *rec, void *ctx)
+{
+	(void)rec;
+	return write_text(record, len, ctx);
+}
+
+/* A compare_result CSV of msprobe: its rows as metric records. */
+static void flatten_csv(const char *path)
+{
+	struct output o = { STRBUF_INIT };
+	struct strbuf err = STRBUF_INIT;
+	int ret = csvin_read(path, write_text, &o, &err);
+	output_flush_strbuf(&o.buf, 0);
+	if (ret < 0)
+		die("%s", err.buf);
+	strbuf_release(&o.buf);
+	strbuf_release(&err);
 }
 
 static void flatten_one(const struct dump_file *df, int64_t rank, int64_t step)
@@ -93,9 +113,17 @@ int main(int argc, char **argv)
 	if (!argc && isatty(0))
 		opt_usage_error(&spec, "no dump given and standard input is a terminal");
 
-	for (int i = 0; i < (argc ? argc : 1); i++)
-		if (layout_discover(argc ? argv[i] : "-", &list, &err) < 0)
+	for (int i = 0; i < (argc ? argc : 1); i++) {
+		const char *operand = argc ? argv[i] : "-";
+		if (strcmp(operand, "-") && csvin_is_compare_csv(operand)) {
+			/* a CSV: remembered as a dump file of its own kind, read in order below */
+			ALLOC_GROW(list.v, list.nr + 1, list.alloc);
+			list.v[list.nr++] = (struct dump_file){ xstrdup(operand), csvin_rank(operand), -1, false, true };
+			continue;
+		}
+		if (layout_discover(operand, &list, &err) < 0)
 			die("%s", err.buf);
+	}
 	if ((rank >= 0 || step >= 0) && list.nr > 1)
 		opt_usage_error(&spec, "--rank and --step label one dump, and these operands hold %zu", list.nr);
 
@@ -104,6 +132,8 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < list.nr; i++) {
 		if (list_only)
 			list_one(&list.v[i], rank, step);
+		else if (list.v[i].csv)
+			flatten_csv(list.v[i].path);
 		else
 			flatten_one(&list.v[i], rank, step);
 	}
