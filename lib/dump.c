@@ -3,6 +3,9 @@
 #include "source.h"
 #include "xalloc.h"
 
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
 const char *leaf_state_name(enum leaf_state s)
 {
 	switch (s) {
@@ -25,6 +28,49 @@ struct row {
 	uint64_t line, col;
 };
 
+/*
+ * The entry names seen, as 64-bit hashes (8 bytes of memory an entry at
+ * most 50 % load): JSON leaves a repeated key's meaning open, and msprobe
+ * (Python's json) would keep the last value at the first one's place, which
+ * a stream cannot do, so a repeated entry is an error.  Two different
+ * names collide with probability about n^2 / 2^65.
+ */
+struct name_set {
+	uint64_t *slots;
+	size_t cap, size;
+};
+
+/* Insert a hash; false when it was there already. */
+static bool insert_hash(struct name_set *s, uint64_t h)
+{
+	for (size_t j = (size_t)h & (s->cap - 1);; j = (j + 1) & (s->cap - 1)) {
+		if (!s->slots[j]) {
+			s->slots[j] = h;
+			s->size++;
+			return true;
+		}
+		if (s->slots[j] == h)
+			return false;
+	}
+}
+
+static bool name_set_add(struct name_set *s, const char *name, size_t len)
+{
+	uint64_t h = XXH3_64bits(name, len);
+	if ((s->size + 1) * 2 > s->cap) {
+		size_t old = s->cap;
+		uint64_t *v = s->slots;
+		s->cap = old ? old * 2 : 1024;
+		s->slots = xcalloc(s->cap, sizeof(*s->slots));
+		s->size = 0;
+		for (size_t i = 0; i < old; i++)
+			if (v[i])
+				insert_hash(s, v[i]);
+		free(v);
+	}
+	return insert_hash(s, h ? h : 1);
+}
+
 /* State of one dump_read() call. */
 struct reading {
 	struct dump_reader *d;
@@ -32,6 +78,7 @@ struct reading {
 	struct source *src;
 	struct arena arena;
 	struct backward_counter counter;
+	struct name_set names;  /* entries seen */
 	struct strbuf path;     /* row name being built */
 	struct strbuf key;
 	struct row *rows;
@@ -326,6 +373,11 @@ static int read_entry(struct reading *rd, const struct json_token *key)
 	if (!key->len || memchr(key->text, '\0', key->len))
 		return fail_at(rd, key->line, key->col, "an entry name %s: its rows cannot be named",
 			       key->len ? "contains a NUL character" : "is empty");
+	if (!name_set_add(&rd->names, key->text, key->len))
+		return fail_at(rd, key->line, key->col,
+			       "entry \"%.*s\" appears a second time in \"data\" (JSON leaves the meaning open; "
+			       "msprobe would keep this one at the first one's place)",
+			       (int)key->len, key->text);
 	rd->entry = arena_memdupz(&rd->arena, key->text, key->len);
 	if (json_reader_next(&rd->json, &tok) == JSON_ERROR)
 		return json_failed(rd);
@@ -594,6 +646,7 @@ int dump_read(struct dump_reader *d, dump_leaf_fn fn, void *ctx)
 	source_close(rd.src);
 	arena_release(&rd.arena);
 	backward_counter_release(&rd.counter);
+	free(rd.names.slots);
 	strbuf_release(&rd.path);
 	strbuf_release(&rd.key);
 	free(rd.rows);

@@ -1,6 +1,7 @@
 #include "mstable.h"
 
 #include <ctype.h>
+#include <strings.h>
 #include "jsonw.h"
 #include "pyfmt.h"
 
@@ -267,15 +268,37 @@ static bool pandas_number(const char *s, size_t n, double *out)
 	if (p != end)
 		return false;
 	if (exponent > 308)
-		number = negative ? -HUGE_VAL : HUGE_VAL;
+		return false; /* pandas: out of range, not a number */
 	else if (exponent > 0)
 		number *= pow10[exponent];
 	else if (exponent < -308)
 		number = exponent < -616 ? 0. : number / pow10[-308 - exponent] / pow10[308];
 	else
 		number /= pow10[-exponent];
+	if (isinf(number))
+		return false;
 	*out = number;
 	return true;
+}
+
+/* pandas.to_numeric() of a string: its parser, and then the spellings of infinity it knows. */
+static bool pandas_to_numeric(const char *s, size_t n, double *out)
+{
+	static const char *const pos[] = { "inf", "+inf", "infinity", "+infinity" };
+	static const char *const neg[] = { "-inf", "-infinity" };
+	if (pandas_number(s, n, out))
+		return true;
+	for (size_t i = 0; i < ARRAY_SIZE(pos); i++)
+		if (n == strlen(pos[i]) && !strncasecmp(s, pos[i], n)) {
+			*out = INFINITY;
+			return true;
+		}
+	for (size_t i = 0; i < ARRAY_SIZE(neg); i++)
+		if (n == strlen(neg[i]) && !strncasecmp(s, neg[i], n)) {
+			*out = -INFINITY;
+			return true;
+		}
+	return false;
 }
 
 static enum vclass classify(const struct pyval *v, const char *text, size_t n, double *num)
@@ -287,7 +310,7 @@ static enum vclass classify(const struct pyval *v, const char *text, size_t n, d
 	if (py_is_inf(v, -1) || lower_is(text, n, "-inf"))
 		return V_NEG_INF;
 	/* the diff is taken on pandas.to_numeric(str(cell)), whatever the cell held */
-	if ((v->kind == PY_INT || v->kind == PY_FLOAT || v->kind == PY_STR) && pandas_number(text, n, num))
+	if ((v->kind == PY_INT || v->kind == PY_FLOAT || v->kind == PY_STR) && pandas_to_numeric(text, n, num))
 		return V_NUM;
 	if (contains_ci(text, n, "npu") || contains_ci(text, n, "cpu") || contains_ci(text, n, "cuda"))
 		return V_DEVICE;
@@ -355,6 +378,9 @@ static void stat_diff(const struct ms_table *t, const struct ms_row *r, int i, s
 		long long d = (long long)strtoll(ns->buf, NULL, 10) - (long long)strtoll(bs->buf, NULL, 10);
 		strbuf_addf(out, "%lld", d);
 		x = (double)d + y; /* keep x - y = d for the ratio */
+	} else if (isinf(x - y)) {
+		/* a float infinity: pandas' CSV writer shows it with a leading space, as any float inf */
+		strbuf_addstr(out, x - y > 0 ? " inf" : " -inf");
 	} else {
 		pyfmt_double(out, x - y);
 	}
