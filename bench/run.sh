@@ -85,6 +85,23 @@ for p in $pairs; do
 	measure "read-once:$label" "$bytes" "cat '$f'"
 	measure "flatten:$label" "$bytes" "'$bin/probe-flatten' -q '$f'"
 done
+# the compare pipeline, stage by stage and whole, on msprobe's largest pair (or ours)
+last=$(echo $pairs | tr ' ' '\n' | grep big | tail -1)
+[ -n "$last" ] || last=$(echo $pairs | tr ' ' '\n' | tail -1)
+label=$(basename "$last")
+f=$last/target/step0/rank0/dump.json
+bytes=$(size "$f")
+tmp=$out/tmp
+mkdir -p "$tmp"
+"$bin/probe-flatten" -q "$last/target" > "$tmp/target.ndjson"
+"$bin/probe-match" "$last/golden" "$tmp/target.ndjson" > "$tmp/pairs.ndjson"
+measure "stage-match:$label" "$bytes" "'$bin/probe-match' '$last/golden' '$tmp/target.ndjson'"
+measure "stage-metric-csv:$label" "$bytes" "'$bin/probe-metric' --csv '$tmp/pairs.ndjson'"
+measure "stage-metric-ndjson:$label" "$bytes" "'$bin/probe-metric' '$tmp/pairs.ndjson'"
+measure "pipeline-csv:$label" "$bytes" "'$bin/probe-flatten' -q '$last/target' | '$bin/probe-match' '$last/golden' | '$bin/probe-metric' --csv"
+measure "pipeline-ndjson:$label" "$bytes" "'$bin/probe-flatten' -q '$last/target' | '$bin/probe-match' '$last/golden' | '$bin/probe-metric'"
+rm -rf "$tmp"
+
 # jq reference on the largest pair only (msprobe's when it is there): it takes seconds a run
 last=$(echo $pairs | tr ' ' '\n' | grep big | tail -1)
 [ -n "$last" ] || last=$(echo $pairs | tr ' ' '\n' | tail -1)
@@ -105,4 +122,7 @@ jq -rs '
 	| .[] | (.figure | sub("flatten:"; "")) as $l
 	| "  \($l): \(.mb_per_s) MB/s = \((.mb_per_s / $f["read-once:" + $l].mb_per_s * 100 | floor)) % of read-once"
 	  + (if $f["jq-c-data:" + $l] then ", \((.mb_per_s / $f["jq-c-data:" + $l].mb_per_s * 10 | floor) / 10)x jq" else "" end)' "$results"
+echo
+echo "the compare pipeline (msprobe compare on this pair, this machine: 256 s, 4.7 GB peak, per design.md):"
+jq -r 'select(.figure | test("^(stage|pipeline)")) | "  \(.figure): \(.median_s) s (min \(.min_s), max \(.max_s)), peak \(.peak_kb / 1024 | floor) MB, \(256 / .median_s | floor)x faster than msprobe"' "$results"
 echo "results: $results"
