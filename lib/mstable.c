@@ -143,10 +143,22 @@ static const struct pyval *typed_stat(const struct ms_table *t, const struct ms_
 	bool to_float = false;
 	if (v->kind != PY_INT)
 		return v;
-	if (!t->col[col].nonnumeric)
-		to_float = t->col[col].has_float;
-	else if (col < 4 && !r->matched && !t->unmatched[col].nonnumeric)
+	if (!t->col[col].nonnumeric) {
+		/*
+		 * A side's four statistics columns are built as one block: a block of
+		 * numbers with a float anywhere is float64 throughout; otherwise each
+		 * numeric column is float64 when it holds a float.
+		 */
+		int first = col < 4 ? 0 : 4;
+		bool block_numeric = true, block_float = false;
+		for (int i = first; i < first + 4; i++) {
+			block_numeric &= !t->col[i].nonnumeric;
+			block_float |= t->col[i].has_float;
+		}
+		to_float = t->col[col].has_float || (block_numeric && block_float);
+	} else if (col < 4 && !r->matched && !t->unmatched[col].nonnumeric) {
 		to_float = t->unmatched[col].has_float;
+	}
 	if (!to_float)
 		return v;
 	py_set_float(tmp, py_float(v));
@@ -713,7 +725,8 @@ void csv_add_cell(struct strbuf *out, const char *cell, bool first)
 	const char *p = cell;
 	if (!first)
 		strbuf_addch(out, ',');
-	while (*p && *p != ',' && *p != '"' && *p != '\r' && *p != '\n')
+	/* pandas writes with Python's csv module and "\n" line ends: a lone CR is not quoted */
+	while (*p && *p != ',' && *p != '"' && *p != '\n')
 		p++;
 	if (!*p) {
 		strbuf_add(out, cell, (size_t)(p - cell));

@@ -82,7 +82,7 @@ bool ms_row_final(const struct ms_table *t, const struct ms_row *row);
 /* Cells, Result and Err_message of the rows of one dump entry (all final). */
 void ms_judge_group(const struct ms_table *t, struct ms_row **rows, size_t n, struct arena *a);
 
-/* Append a cell to a CSV line, quoted as pandas does (only when it has , " CR or LF). */
+/* Append a cell to a CSV line, quoted as pandas does (only when it has , " or LF: not a lone CR). */
 void csv_add_cell(struct strbuf *out, const char *cell, bool first);
 
 #endif

@@ -376,6 +376,22 @@ case('diff-int-column',
          outputs=[T(4, 4, 4, 4, dtype='torch.int64', shape=()), T(0, 0, 0, 0, dtype='torch.int64', shape=())])}))
 
 
+NUMERIC_TEXTS = [(' 5', '5'), ('1e5', '100000'), ('+3', '3'), ('Infinity', 'inf'), ('-0', '0'), ('00', '0'),
+                 ('5.', '5'), ('.5', '0.5'), ('1_000', '1000'), ('0x10', '16'), ('1e400', 'inf'), (' inf', 'inf'),
+                 ('-Infinity', '-inf'), ('3 ', '3'), ('1e-320', '0'), ('9007199254740993', '9007199254740992')]
+
+case('diff-numeric-text',
+     'Which strings pandas.to_numeric accepts as numbers (NUM) and how it parses them: '
+     'surrounding spaces, "+3", "1e5", "5.", ".5", "00", "Infinity"/"-Infinity" (NUM, not '
+     'INF: only the exact texts inf/-inf are INF), "-0" (-0.0 in a float column), "1e-320"; '
+     'not numbers: "1_000", "0x10", "1e400", " inf".  String scalars as module parameters '
+     '(no parse-time check, so a leading "-" is allowed).',
+     dump({'Module.m.M.forward.0': fwd([T()], outputs=[T()],
+                                       params={'s%02d' % i: S('str', a) for i, (a, _) in enumerate(NUMERIC_TEXTS)})}),
+     dump({'Module.m.M.forward.0': fwd([T()], outputs=[T()],
+                                       params={'s%02d' % i: S('str', b) for i, (_, b) in enumerate(NUMERIC_TEXTS)})}))
+
+
 # ----------------------------------------------------------------------------- §4.2 inference
 
 case('infer-float-block-unmatched',
@@ -404,6 +420,15 @@ case('infer-per-column',
          [T(3, 3, 3, 3, dtype='torch.int64', shape=()), T(4, 0.5, None, 2.5)], outputs=[T(4, 0.5, None, 2.5)])}),
      dump({'Torch.where.0.forward': fwd(
          [T(3, 3, 3, 3, dtype='torch.int64', shape=()), T(4, 0.5, None, 2.5)], outputs=[T(4, 0.5, None, 2.5)])}))
+
+case('infer-int-column-in-float-block',
+     'A block of four all-numeric statistics columns with a float anywhere is float64 as a '
+     'whole: the all-int max and min columns print 3.0 and 1.0 because mean and norm hold '
+     'floats (column by column they would stay ints).',
+     dump({'Torch.a.0.forward': fwd(
+         [T(3, 1, 2.5, 4.5, dtype='torch.int64', shape=(2,))], outputs=[T(4, 1, 2.0, 5.0, dtype='torch.int64', shape=(2,))])}),
+     dump({'Torch.a.0.forward': fwd(
+         [T(3, 1, 2.5, 4.5, dtype='torch.int64', shape=(2,))], outputs=[T(4, 1, 2.0, 5.0, dtype='torch.int64', shape=(2,))])}))
 
 case('infer-unmatched-subset',
      'fillna on the unmatched rows re-infers each column over those rows only: an unmatched '

@@ -89,10 +89,12 @@ class InputError(Exception):
 # --------------------------------------------------------------------------------------
 
 def is_int(v):
+    """A JSON integer (Python int, bools excluded): §4.2 column inference."""
     return type(v) is int
 
 
 def is_float(v):
+    """A JSON float (1.0 stays a float, NaN/Infinity included): §4.2 column inference."""
     return type(v) is float
 
 
@@ -194,33 +196,37 @@ def precise_xstrtod(s):
     return number, maybe_int
 
 
+INT64_MIN, INT64_MAX = -2 ** 63, 2 ** 63 - 1
+
+
 def parse_numeric_text(text):
-    """pandas.to_numeric on one string (lib.maybe_convert_numeric + floatify):
-    int when the text is an integer, float otherwise, None when it does not parse
-    (or is NaN)."""
+    """pandas.to_numeric on one string (lib.maybe_convert_numeric + floatify).
+    Returns None when the text does not parse (or is NaN), else (as_float, as_int):
+    as_float is what a float64 result holds (precise_xstrtod's value, so '-0' gives
+    -0.0), as_int the integer an int64 result holds, or None when the text is not an
+    integer in int64 range."""
     if text == '':
         return None
     parsed = precise_xstrtod(text)
     if parsed is None:
-        return INF_WORDS.get(text.lower())
+        word = INF_WORDS.get(text.lower())
+        return None if word is None else (word, None)
     value, maybe_int = parsed
-    if maybe_int:
-        return int(text)
-    return value
+    as_int = int(text) if maybe_int else None
+    if as_int is not None and not INT64_MIN <= as_int <= INT64_MAX:
+        as_int = None
+    return value, as_int
 
 
 def to_numeric(value):
-    """pandas.to_numeric(value, errors='coerce') for one cell; None stands for NaN."""
+    """Does pandas.to_numeric(value, errors='coerce') give a number (not NaN)?"""
     if isinstance(value, bool):
-        return int(value)
+        return True
     if is_num(value):
-        return None if (is_float(value) and math.isnan(value)) else value
+        return not (is_float(value) and math.isnan(value))
     if isinstance(value, str):
-        num = parse_numeric_text(value)
-        if num is None or (is_float(num) and math.isnan(num)):
-            return None
-        return num
-    return None
+        return parse_numeric_text(value) is not None
+    return False
 
 
 # --------------------------------------------------------------------------------------
@@ -347,6 +353,9 @@ def check_entry_strings(entry, entry_name):
 
 
 def check_key_values(obj, entry_name, depth):
+    """§4.2 (check_json_key_value): recurse into lists and objects; a non-object value
+    under key "shape" must be a list, under "requires_grad" a bool, and no string may
+    start with + - = % @ (or hold ; followed by one)."""
     if depth > MAX_DEPTH:
         return
     if isinstance(obj, list):
@@ -581,7 +590,7 @@ def match_rows(npu_rows, bench_rows):
 # --------------------------------------------------------------------------------------
 
 def text_or_na(value):
-    """fillna('N/A') after the merge."""
+    """§3.2: fillna('N/A') after the merge (missing requires_grad, md5 of a null slot)."""
     return N_A if value is None else value
 
 
@@ -660,7 +669,7 @@ def classify(value):
         return 'INF'
     if (is_float(value) and value == -math.inf) or low == '-inf':
         return 'NEG_INF'
-    if not isinstance(value, bool) and low not in ('true', 'false') and to_numeric(value) is not None:
+    if not isinstance(value, bool) and low not in ('true', 'false') and to_numeric(value):
         return 'NUM'
     if 'npu' in low or 'cpu' in low or 'cuda' in low:
         return 'DEVICE'
@@ -691,12 +700,12 @@ def static_rule(npu_class, bench_class):
 
 
 def column_numbers(values):
-    """pandas.to_numeric(column.astype(str)): the numbers and whether the column is int64."""
-    nums = [to_numeric(str(v)) for v in values]
-    all_int = all(is_int(n) for n in nums)
-    if not all_int:
-        nums = [None if n is None else float(n) for n in nums]
-    return nums, all_int
+    """pandas.to_numeric(column.astype(str)): per cell the number (None for NaN) and
+    whether the column is int64 (every cell an integer text in int64 range)."""
+    parsed = [parse_numeric_text(str(v)) for v in values]
+    if all(p is not None and p[1] is not None for p in parsed):
+        return [p[1] for p in parsed], True
+    return [None if p is None else p[0] for p in parsed], False
 
 
 def stats_diffs(table):
@@ -734,7 +743,7 @@ def num_num(npu, bench, as_int):
 # --------------------------------------------------------------------------------------
 
 def str2float(text):
-    """'12.5%' -> 0.125; anything unparsable -> 0 (indicator_analysis str2float)."""
+    """§7: '12.5%' -> 0.125, 'inf' -> inf, 'Nan' -> nan; anything unparsable -> 0."""
     try:
         return float(text.strip('%')) / 100
     except (ValueError, AttributeError):
@@ -742,6 +751,7 @@ def str2float(text):
 
 
 def is_inf_or_nan(value):
+    """§7 checker 1: float nan/inf, or text inf/-inf/nan (trimmed, any case)."""
     if isinstance(value, float):
         return math.isnan(value) or math.isinf(value)
     if isinstance(value, str):
@@ -765,12 +775,14 @@ def extreme(rows, head, want_min):
 
 
 def raise_level(r, level, message):
+    """§7: a checker raises a row's level (error > warning > pass) and appends its message."""
     if LEVELS[level] > LEVELS[r['level']]:
         r['level'] = level
     r['msgs'].append(message)
 
 
 def bench_missing(r):
+    """§7: checkers skip rows whose Bench Name is empty or N/A (unmatched)."""
     return not r['Bench Name'] or r['Bench Name'] == N_A
 
 
@@ -959,6 +971,7 @@ def check_malicious(rows):
 
 
 def parse_float(text):
+    """Python float() accepts the text (check_df_malicious lets numbers like -1.5 pass)."""
     try:
         float(text)
         return True
@@ -1015,6 +1028,7 @@ def compare(target_path, golden_path, stack_path):
 
 
 def parse_args(argv):
+    """TARGET GOLDEN [--stack STACK]; §1.7: stack.json next to TARGET is used by default."""
     args, stack = [], None
     i = 0
     while i < len(argv):
@@ -1037,6 +1051,7 @@ def parse_args(argv):
 
 
 def main(argv):
+    """Print the CSV, or ABORT / NO RESULT, and return the exit status (module docstring)."""
     target, golden, stack = parse_args(argv)
     try:
         header, table = compare(target, golden, stack)
