@@ -1,4 +1,7 @@
 #include "json.h"
+#include "swar.h"
+
+#include <pthread.h>
 #include "xalloc.h"
 
 #define JSON_DEFAULT_CAP (256 * 1024)
@@ -16,7 +19,7 @@ enum state {
 static unsigned char str_class[256];
 /* Bytes that can continue a number or a literal (so "1x" is one bad token). */
 static unsigned char word_class[256];
-static bool tables_ready;
+static pthread_once_t tables_once = PTHREAD_ONCE_INIT;
 
 static void init_tables(void)
 {
@@ -26,13 +29,11 @@ static void init_tables(void)
 		word_class[c] = (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') ||
 				(c >= 'A' && c <= 'Z') || c == '+' || c == '-' || c == '.' || c == '_';
 	}
-	tables_ready = true;
 }
 
 void json_reader_init(struct json_reader *r, struct source *src, unsigned flags, size_t cap)
 {
-	if (!tables_ready)
-		init_tables();
+	pthread_once(&tables_once, init_tables);
 	memset(r, 0, sizeof(*r));
 	r->src = src;
 	r->flags = flags;
@@ -177,6 +178,15 @@ static int peek_nonspace(struct json_reader *r)
 				i++;
 				r->line++;
 				r->line_start = r->base + i;
+				/* indentation: the spaces after a newline, eight at a time */
+				while (end - i >= 8) {
+					uint64_t m = ~swar_eq(swar_load(b + i), ' ') & SWAR_HIGHS;
+					if (m) {
+						i += swar_first(m);
+						break;
+					}
+					i += 8;
+				}
 			} else {
 				r->pos = i;
 				return c;
@@ -335,6 +345,21 @@ static int decode_escapes(struct json_reader *r, size_t start, size_t stop)
 	return 0;
 }
 
+/* Index of the first byte of b[i..end) that is not plain string text (str_class 0), or end. */
+static size_t plain_string_run(const unsigned char *b, size_t i, size_t end)
+{
+	while (end - i >= 8) {
+		uint64_t w = swar_load((const char *)b + i);
+		uint64_t m = swar_eq(w, '"') | swar_eq(w, '\\') | swar_below_space(w) | (w & SWAR_HIGHS);
+		if (m)
+			return i + swar_first(m);
+		i += 8;
+	}
+	while (i < end && !str_class[b[i]])
+		i++;
+	return i;
+}
+
 /* The string starting at buf[pos] (the opening quote). */
 static enum json_type scan_string(struct json_reader *r, struct json_token *tok, enum json_type type)
 {
@@ -345,8 +370,7 @@ static enum json_type scan_string(struct json_reader *r, struct json_token *tok,
 	for (;;) {
 		const unsigned char *b = (const unsigned char *)r->buf;
 		size_t end = r->end;
-		while (i < end && !str_class[b[i]])
-			i++;
+		i = plain_string_run(b, i, end);
 		size_t need = 1; /* bytes needed at i to decide */
 		if (i < end) {
 			unsigned char c = b[i];

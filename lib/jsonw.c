@@ -1,4 +1,5 @@
 #include "jsonw.h"
+#include "swar.h"
 
 static const char hexdig[] = "0123456789abcdef";
 
@@ -30,10 +31,25 @@ static size_t utf8_len(const unsigned char *s, size_t n)
 	return len;
 }
 
-/* Bytes that can be copied into a JSON string as they are: printable ASCII but '"' and '\\'. */
+/* Bytes that can be copied into a JSON string as they are: ASCII but controls, '"' and '\\'. */
 static inline bool plain(unsigned char c)
 {
-	return c >= 0x20 && c < 0x7f && c != '"' && c != '\\';
+	return c >= 0x20 && c < 0x80 && c != '"' && c != '\\';
+}
+
+/* Index of the first byte of s[i..len) that is not plain, or len; eight bytes at a time. */
+static size_t plain_run(const unsigned char *s, size_t i, size_t len)
+{
+	while (len - i >= 8) {
+		uint64_t w = swar_load((const char *)s + i);
+		uint64_t m = swar_eq(w, '"') | swar_eq(w, '\\') | swar_below_space(w) | (w & SWAR_HIGHS);
+		if (m)
+			return i + swar_first(m);
+		i += 8;
+	}
+	while (i < len && plain(s[i]))
+		i++;
+	return i;
 }
 
 void jsonw_string(struct strbuf *out, const char *s, size_t len)
@@ -43,8 +59,7 @@ void jsonw_string(struct strbuf *out, const char *s, size_t len)
 	strbuf_grow(out, len + 2);
 	out->buf[out->len++] = '"';
 	for (;;) {
-		while (i < len && plain(p[i]))
-			i++;
+		i = plain_run(p, i, len);
 		if (i == len)
 			break;
 		unsigned char c = p[i];

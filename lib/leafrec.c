@@ -1,39 +1,90 @@
 #include "leafrec.h"
 
+#include <pthread.h>
+
 const char *const leaf_field_names[LF_NFIELDS] = {
 	"rank", "step", "seq", "entry", "name", "key", "state", "type", "dtype", "shape",
 	"max", "min", "mean", "norm", "requires_grad", "md5", "value", "attrs", "p2p",
 	"data_name", "data", "task", "dump", "msprobe_skips", "stack", "modules",
 };
 
-/* Field index of a key: a switch on the length, then the bytes (the hot path of every record tool). */
-static int field_of(const struct span *key)
+/*
+ * Field index of a key (the hot path of every record tool).  The first eight
+ * bytes of the key, as one word, are hashed by a multiplication into a
+ * 256-slot table, then compared with the slot's name as a word.  The
+ * multiplier was searched so that the names fall in distinct slots on
+ * little-endian machines; a slot two names share is marked and falls back to
+ * a linear search.
+ */
+#define FIELD_SHARED 255
+static unsigned char field_slot[256]; /* field + 1, 0 none, FIELD_SHARED */
+static uint64_t field_word[LF_NFIELDS];
+static unsigned char field_len[LF_NFIELDS];
+
+static uint64_t word_of(const char *k, size_t n)
 {
+	uint64_t w = 0;
+	memcpy(&w, k, n < 8 ? n : 8);
+	return w;
+}
+
+static unsigned field_hash(uint64_t w, size_t n)
+{
+	return (unsigned)(((w ^ n) * 0x91b7584a2265b1f5ULL) >> 56);
+}
+
+static void field_table_init(void)
+{
+	for (int f = 0; f < LF_NFIELDS; f++) {
+		const char *name = leaf_field_names[f];
+		size_t n = strlen(name);
+		unsigned h;
+		field_word[f] = word_of(name, n);
+		field_len[f] = (unsigned char)n;
+		h = field_hash(field_word[f], n);
+		field_slot[h] = field_slot[h] ? FIELD_SHARED : (unsigned char)(f + 1);
+	}
+}
+
+static bool field_is(int f, uint64_t w, const char *k, size_t n)
+{
+	return field_len[f] == n && field_word[f] == w && (n <= 8 || !memcmp(leaf_field_names[f] + 8, k + 8, n - 8));
+}
+
+/* key: a key span inside a text that goes on at least to bound. */
+static int field_of(const struct span *key, const char *bound)
+{
+	static const uint64_t low_bytes[8] = {
+		0, 0xff, 0xffff, 0xffffff, 0xffffffffULL, 0xffffffffffULL, 0xffffffffffffULL, 0xffffffffffffffULL,
+	};
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
 	const char *k = key->p + 1;
 	size_t n = key->n - 2;
-	static int by_len[20][10];
-	static bool ready;
-	if (!ready) {
-		for (int i = 0; i < 20; i++)
-			for (int j = 0; j < 10; j++)
-				by_len[i][j] = -1;
-		for (int f = 0; f < LF_NFIELDS; f++) {
-			size_t l = strlen(leaf_field_names[f]);
-			for (int j = 0; j < 10; j++)
-				if (by_len[l][j] < 0) {
-					by_len[l][j] = f;
-					break;
-				}
-		}
-		ready = true;
-	}
-	if (n >= 20)
+	unsigned slot;
+	uint64_t w;
+	pthread_once(&once, field_table_init);
+	if (n == 0 || n > 16)
 		return -1;
-	for (int j = 0; j < 10 && by_len[n][j] >= 0; j++) {
-		int f = by_len[n][j];
-		if (!memcmp(leaf_field_names[f], k, n))
-			return f;
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	if (bound - k >= 8) {
+		memcpy(&w, k, 8); /* one load; the bytes past the key are masked off */
+		if (n < 8)
+			w &= low_bytes[n];
+	} else
+#endif
+	{
+		(void)low_bytes;
+		(void)bound;
+		w = word_of(k, n);
 	}
+	slot = field_slot[field_hash(w, n)];
+	if (slot == 0)
+		return -1;
+	if (slot != FIELD_SHARED)
+		return field_is((int)slot - 1, w, k, n) ? (int)slot - 1 : -1;
+	for (int f = 0; f < LF_NFIELDS; f++)
+		if (field_is(f, w, k, n))
+			return f;
 	return -1;
 }
 
@@ -72,7 +123,7 @@ static int read_members(struct leafrec *r, struct rs_iter *it, const char **why)
 	struct span k, v;
 	int got;
 	while ((got = rs_next(it, &k, &v)) == 1) {
-		int i = field_of(&k);
+		int i = field_of(&k, it->end);
 		if (i >= 0)
 			r->f[i] = v;
 	}

@@ -1,4 +1,5 @@
 #include "recscan.h"
+#include "swar.h"
 
 static int fail(struct rs_iter *it, const char *p, const char *what)
 {
@@ -16,22 +17,17 @@ static const char *skip_blank(const char *p, const char *end)
 	return p;
 }
 
-/* End of the string starting at the quote p, or NULL. */
+/* End of the string starting at the quote p (just past its closing quote), or NULL. */
 static const char *string_end(const char *p, const char *end)
 {
 	p++;
 	for (;;) {
-		const char *q = memchr(p, '"', (size_t)(end - p));
-		const char *b;
-		if (!q)
+		p = swar_find_quote_or_backslash(p, end);
+		if (p >= end)
 			return NULL;
-		/* the quote ends the string unless an odd run of backslashes precedes it */
-		b = q;
-		while (b > p && b[-1] == '\\')
-			b--;
-		if (((q - b) & 1) == 0)
-			return q + 1;
-		p = q + 1;
+		if (*p == '"')
+			return p + 1;
+		p += 2; /* a backslash escapes the next byte */
 	}
 }
 

@@ -1,0 +1,147 @@
+/*
+ * The word-at-a-time byte searches (swar.h) against plain byte loops, for
+ * every byte value at every position of a word, and the scanners and
+ * writers built on them: string ends, JSON string escaping, leaf fields.
+ */
+#include "tap.h"
+#include "../../lib/jsonw.h"
+#include "../../lib/leafrec.h"
+#include "../../lib/recscan.h"
+#include "../../lib/swar.h"
+
+static void check_word_masks(void)
+{
+	int bad_eq = 0, bad_below = 0;
+	for (int pos = 0; pos < 8; pos++) {
+		for (int v = 0; v < 256; v++) {
+			/* the other bytes vary too: a neighbour must not leak into the answer */
+			for (int fill = 0; fill < 256; fill += 51) {
+				unsigned char b[8];
+				uint64_t w, eq, below;
+				memset(b, fill, sizeof(b));
+				b[pos] = (unsigned char)v;
+				memcpy(&w, b, 8);
+				eq = swar_eq(w, '"');
+				below = swar_below_space(w);
+				for (int i = 0; i < 8; i++) {
+					bool want_eq = b[i] == '"', want_below = b[i] < 0x20;
+					bool got_eq = (eq >> (8 * i + 7)) & 1, got_below = (below >> (8 * i + 7)) & 1;
+#if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+					got_eq = (eq >> (8 * (7 - i) + 7)) & 1;
+					got_below = (below >> (8 * (7 - i) + 7)) & 1;
+#endif
+					bad_eq += want_eq != got_eq;
+					bad_below += want_below != got_below;
+				}
+			}
+		}
+	}
+	is_int(bad_eq, 0, "swar_eq flags exactly the equal bytes");
+	is_int(bad_below, 0, "swar_below_space flags exactly the control bytes");
+}
+
+static void check_find(void)
+{
+	char buf[40];
+	int bad = 0;
+	for (int len = 0; len <= 32; len++) {
+		for (int at = 0; at <= len; at++) {
+			for (int which = 0; which < 2; which++) {
+				const char *got, *want;
+				memset(buf, 'a', sizeof(buf));
+				if (at < len)
+					buf[at] = which ? '\\' : '"';
+				buf[len] = '"'; /* past end: must not be seen */
+				got = swar_find_quote_or_backslash(buf, buf + len);
+				want = buf + at;
+				bad += got != want;
+			}
+		}
+	}
+	is_int(bad, 0, "swar_find_quote_or_backslash: first hit or the end, never past it");
+}
+
+static void check_string_ends(void)
+{
+	static const char *const cases[] = {
+		"{\"k\":\"plain\"}",
+		"{\"k\":\"a\\\"b\"}",
+		"{\"k\":\"ends in backslash\\\\\"}",
+		"{\"k\":\"\\\\\\\"\"}",
+		"{\"a-rather-long-key-over-eight-bytes\":\"and a value over sixteen bytes long\"}",
+	};
+	static const char *const values[] = {
+		"plain", "a\"b", "ends in backslash\\", "\\\"", "and a value over sixteen bytes long",
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct rs_iter it;
+		struct span k, v;
+		struct strbuf sb = STRBUF_INIT;
+		int got = rs_begin(&it, cases[i], strlen(cases[i]));
+		if (got == 0)
+			got = rs_next(&it, &k, &v);
+		if (got == 1)
+			span_string(&v, &sb);
+		is_str(sb.buf, values[i], cases[i]);
+		strbuf_release(&sb);
+	}
+}
+
+static void check_escaping(void)
+{
+	struct strbuf sb = STRBUF_INIT;
+	jsonw_string(&sb, "0123456789abcdef\"x", 18);
+	is_str(sb.buf, "\"0123456789abcdef\\\"x\"", "a quote after a plain run of 16 bytes");
+	strbuf_reset(&sb);
+	jsonw_string(&sb, "tab\there, del\x7f, \xc3\xa9", strlen("tab\there, del\x7f, \xc3\xa9"));
+	is_str(sb.buf, "\"tab\\there, del\x7f, \xc3\xa9\"", "controls escaped; DEL and valid UTF-8 kept");
+	strbuf_reset(&sb);
+	jsonw_string(&sb, "bad \xff byte", 10);
+	is_str(sb.buf, "\"bad \xef\xbf\xbd byte\"", "an invalid UTF-8 byte becomes U+FFFD");
+	strbuf_release(&sb);
+}
+
+static void check_fields(void)
+{
+	/* every field name found, whatever follows the key in memory */
+	int bad = 0;
+	for (int f = 0; f < LF_NFIELDS; f++) {
+		struct strbuf rec = STRBUF_INIT;
+		if (f == LF_ENTRY || f == LF_NAME || f == LF_KEY)
+			continue; /* in every record below */
+		struct leafrec r;
+		const char *why;
+		strbuf_addf(&rec, "{\"entry\":\"e\",\"name\":\"n\",\"key\":\"k\",\"%s\":7}", leaf_field_names[f]);
+		if (leafrec_parse(&r, rec.buf, rec.len, &why) < 0 || r.f[f].kind == SPAN_NONE ||
+		    r.f[f].n != 1 || r.f[f].p[0] != '7')
+			bad++, diag("field %s not found", leaf_field_names[f]);
+		strbuf_release(&rec);
+	}
+	is_int(bad, 0, "each leaf field is found by its name");
+	/* near misses are not fields */
+	static const char *const others[] = { "rankk", "ran", "Max", "requires_gra", "requires_gradd", "dat", "x" };
+	bad = 0;
+	for (size_t i = 0; i < ARRAY_SIZE(others); i++) {
+		struct strbuf rec = STRBUF_INIT;
+		struct leafrec r;
+		const char *why;
+		strbuf_addf(&rec, "{\"entry\":\"e\",\"name\":\"n\",\"key\":\"k\",\"%s\":7}", others[i]);
+		if (leafrec_parse(&r, rec.buf, rec.len, &why) < 0)
+			bad++;
+		for (int f = LF_STATE; f < LF_NFIELDS; f++)
+			if (r.f[f].kind != SPAN_NONE)
+				bad++, diag("\"%s\" taken for %s", others[i], leaf_field_names[f]);
+		strbuf_release(&rec);
+	}
+	is_int(bad, 0, "keys that only resemble field names are ignored");
+}
+
+int main(void)
+{
+	check_word_masks();
+	check_find();
+	check_string_ends();
+	check_escaping();
+	check_fields();
+	return done_testing();
+}
