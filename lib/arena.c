@@ -1,7 +1,11 @@
 #include "arena.h"
+#include "msg.h"
 #include "xalloc.h"
 
+#include <sys/mman.h>
+
 #define ARENA_BLOCK (64 * 1024)
+#define ARENA_BIG_BLOCK (8 * 1024 * 1024)
 #define ARENA_ALIGN 16
 
 struct arena_block {
@@ -9,6 +13,17 @@ struct arena_block {
 	size_t size;
 	_Alignas(ARENA_ALIGN) unsigned char data[];
 };
+
+static struct arena_block *map_block(size_t bytes)
+{
+	void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		die("out of memory (mapping %zu bytes)", bytes);
+#ifdef MADV_HUGEPAGE
+	madvise(p, bytes, MADV_HUGEPAGE); /* advice only: fine if refused */
+#endif
+	return p;
+}
 
 static struct arena_block *new_block(struct arena *a, size_t need)
 {
@@ -20,8 +35,9 @@ static struct arena_block *new_block(struct arena *a, size_t need)
 			return b;
 		}
 	}
-	size_t size = need > ARENA_BLOCK ? need : ARENA_BLOCK;
-	b = xmalloc(st_add(sizeof(*b), size));
+	size_t block = a->big ? ARENA_BIG_BLOCK : ARENA_BLOCK;
+	size_t size = need > block - sizeof(*b) ? need : block - sizeof(*b);
+	b = a->big ? map_block(st_add(sizeof(*b), size)) : xmalloc(st_add(sizeof(*b), size));
 	b->size = size;
 	a->total += size;
 	return b;
@@ -66,7 +82,10 @@ void arena_release(struct arena *a)
 	while (a->spare) {
 		struct arena_block *b = a->spare;
 		a->spare = b->next;
-		free(b);
+		if (a->big)
+			munmap(b, sizeof(*b) + b->size);
+		else
+			free(b);
 	}
 	a->total = 0;
 }

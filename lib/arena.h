@@ -22,9 +22,16 @@ struct arena {
 	struct arena_block *spare; /* blocks kept from earlier resets */
 	size_t used;               /* bytes used in head */
 	size_t total;              /* bytes held in all blocks */
+	bool big;                  /* ARENA_INIT_BIG: blocks mapped with huge pages */
 };
 
-#define ARENA_INIT { NULL, NULL, 0, 0 }
+#define ARENA_INIT { NULL, NULL, 0, 0, false }
+/*
+ * For a store that grows to hundreds of MB and lives until the end (the
+ * golden index): 8 MiB blocks mapped directly and advised to use huge pages,
+ * which saves most of the page faults of touching the memory for the first time.
+ */
+#define ARENA_INIT_BIG { NULL, NULL, 0, 0, true }
 
 /* Memory aligned for any scalar type; size may be 0. */
 void *arena_alloc(struct arena *a, size_t size);
