@@ -2,7 +2,7 @@
 #include "recscan.h"
 #include "xalloc.h"
 
-#define LINES_DEFAULT_CAP (1 << 20)
+#define LINES_DEFAULT_CAP (128 << 10)
 
 static bool all_blank(const char *p, size_t n)
 {

@@ -2,15 +2,25 @@
 #include "msg.h"
 #include "record.h"
 
-#include <signal.h>
+#include "source.h"
 
-#define OUTPUT_BUFFER (1 << 20)
+#include <signal.h>
+#include <unistd.h>
+
+/*
+ * Writes go out in pieces of OUTPUT_BUFFER bytes.  Into a pipe, a write
+ * blocks until the whole piece fits, so a piece as large as the pipe would
+ * make writer and reader take turns instead of working at the same time:
+ * the pipe is grown (source_grow_pipe) and pieces are a quarter of it.
+ */
+#define OUTPUT_BUFFER (256 * 1024)
 
 static char *buffer;
 
 void output_init(void)
 {
 	signal(SIGPIPE, SIG_DFL);
+	source_grow_pipe(STDOUT_FILENO);
 	buffer = malloc(OUTPUT_BUFFER);
 	if (buffer)
 		setvbuf(stdout, buffer, _IOFBF, OUTPUT_BUFFER);

@@ -2,6 +2,7 @@
 #include "xalloc.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -122,6 +123,7 @@ struct source *source_open(const char *path, struct strbuf *err)
 
 	if (is_stdin) {
 		fd = 0;
+		source_grow_pipe(fd);
 	} else {
 		do {
 			fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -159,6 +161,22 @@ struct source *source_from_memory(const char *name, const void *data, size_t len
 	src->mem_len = len;
 	strbuf_init(&src->err, 0);
 	return src;
+}
+
+#define PIPE_WANTED (1 << 20)
+
+void source_grow_pipe(int fd)
+{
+#ifdef F_SETPIPE_SZ
+	struct stat st;
+	if (fstat(fd, &st) == 0 && S_ISFIFO(st.st_mode)) {
+		int size = fcntl(fd, F_GETPIPE_SZ);
+		if (size >= 0 && size < PIPE_WANTED)
+			(void)fcntl(fd, F_SETPIPE_SZ, PIPE_WANTED); /* a limit may refuse it: fine */
+	}
+#else
+	(void)fd;
+#endif
 }
 
 ssize_t source_read(struct source *src, void *buf, size_t len)

@@ -27,6 +27,12 @@ struct source;
 struct source *source_open(const char *path, struct strbuf *err);
 /* A source over a memory block (not copied: it must outlive the source). */
 struct source *source_from_memory(const char *name, const void *data, size_t len);
+/*
+ * When fd is a pipe, ask the kernel to make it 1 MiB (Linux), so that a
+ * writer and a reader that move data in large pieces can work at the same
+ * time; left as it is where that is refused or unsupported.
+ */
+void source_grow_pipe(int fd);
 ssize_t source_read(struct source *src, void *buf, size_t len);
 void source_close(struct source *src);
 
