@@ -57,10 +57,13 @@ static struct pyval *clean_stat(struct pyval *v, struct arena *a)
 
 static const char *crc_of_text(const char *s, size_t n, struct arena *a)
 {
-	char hex[9];
+	static const char digits[] = "0123456789abcdef";
+	char *hex = arena_alloc(a, 9);
 	uLong crc = crc32(crc32(0L, Z_NULL, 0), (const Bytef *)s, (uInt)n);
-	snprintf(hex, sizeof(hex), "%08lx", crc & 0xffffffffUL);
-	return arena_memdupz(a, hex, 8);
+	for (int i = 7; i >= 0; i--, crc >>= 4)
+		hex[i] = digits[crc & 15];
+	hex[8] = '\0';
+	return hex;
 }
 
 /* str(np.shape(np.array(v))) for the nested lists of a slice value. */

@@ -1,5 +1,8 @@
 #include "mstable.h"
 
+#include <csv.h>
+#include <pthread.h>
+
 #include <ctype.h>
 #include <strings.h>
 #include "jsonw.h"
@@ -219,23 +222,26 @@ static bool contains_ci(const char *s, size_t n, const char *w)
  * last-digit differences, so they are reproduced here.  Leading and
  * trailing blanks are allowed; the whole text must be consumed.
  */
+static double pow10[309];
+
+static void pow10_init(void)
+{
+	for (int i = 0; i <= 308; i++) {
+		char buf[8];
+		snprintf(buf, sizeof(buf), "1e%d", i);
+		pow10[i] = strtod(buf, NULL);
+	}
+}
+
 static bool pandas_number(const char *s, size_t n, double *out)
 {
-	static double pow10[309];
-	static bool ready;
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
 	const char *p = s, *end = s + n;
 	double number = 0;
 	int exponent = 0, digits = 0, decimals = 0;
 	bool negative = false;
 
-	if (!ready) {
-		for (int i = 0; i <= 308; i++) {
-			char buf[8];
-			snprintf(buf, sizeof(buf), "1e%d", i);
-			pow10[i] = strtod(buf, NULL);
-		}
-		ready = true;
-	}
+	pthread_once(&once, pow10_init);
 	while (p < end && isspace((unsigned char)*p))
 		p++;
 	if (p < end && (*p == '-' || *p == '+'))
@@ -720,23 +726,43 @@ void ms_judge_group(const struct ms_table *t, struct ms_row **rows, size_t n, st
 	}
 }
 
+/* A cell quoted as the csv module does it: within quotes, each quote doubled (libcsv). */
+static void csv_add_quoted(struct strbuf *out, const char *cell)
+{
+	size_t n = strlen(cell);
+	size_t need = csv_write(NULL, 0, cell, n);
+	strbuf_grow(out, need);
+	out->len += csv_write(out->buf + out->len, need, cell, n);
+	out->buf[out->len] = '\0';
+}
+
+/* Bytes that end a plain cell: the NUL, and those that make pandas quote it. */
+static const bool csv_stop[256] = { [0] = true, [','] = true, ['"'] = true, ['\n'] = true };
+
 void csv_add_cell(struct strbuf *out, const char *cell, bool first)
 {
-	const char *p = cell;
+	const unsigned char *p = (const unsigned char *)cell;
 	if (!first)
 		strbuf_addch(out, ',');
 	/* pandas writes with Python's csv module and "\n" line ends: a lone CR is not quoted */
-	while (*p && *p != ',' && *p != '"' && *p != '\n')
-		p++;
+	while (!csv_stop[p[0]]) {
+		if (csv_stop[p[1]]) {
+			p++;
+			break;
+		}
+		if (csv_stop[p[2]]) {
+			p += 2;
+			break;
+		}
+		if (csv_stop[p[3]]) {
+			p += 3;
+			break;
+		}
+		p += 4;
+	}
 	if (!*p) {
-		strbuf_add(out, cell, (size_t)(p - cell));
+		strbuf_add(out, cell, (size_t)((const char *)p - cell));
 		return;
 	}
-	strbuf_addch(out, '"');
-	for (p = cell; *p; p++) {
-		if (*p == '"')
-			strbuf_addch(out, '"');
-		strbuf_addch(out, *p);
-	}
-	strbuf_addch(out, '"');
+	csv_add_quoted(out, cell);
 }
