@@ -25,7 +25,7 @@ WARNINGS += -Werror
 endif
 ALL_CFLAGS = -std=c11 $(WARNINGS) $(CFLAGS)
 ALL_CPPFLAGS = $(CPPFLAGS)
-PROBE_LIBS = -lcsv -lyaml -lz -lxxhash -lm
+PROBE_LIBS = -lcsv -lyaml -lz -lxxhash -lm -lpthread
 ALL_LDLIBS = $(PROBE_LIBS) $(LDLIBS)
 
 ifneq ($(V),1)

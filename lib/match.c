@@ -10,6 +10,8 @@
 #include "strmap.h"
 #include "xalloc.h"
 
+#include <pthread.h>
+
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
@@ -23,6 +25,7 @@ struct gleaf {
 	uint32_t text_len, mkey_len, key_len;
 	uint32_t group;
 	uint32_t dup_next;    /* next golden leaf with the same group and key */
+	bool dup;             /* not the first with its key: reached through dup_next only */
 	uint64_t hash;
 	uint64_t matched_gen; /* the pairing that took it last */
 	int64_t matched_tseq; /* the target seq that took it in that pairing */
@@ -32,6 +35,41 @@ struct ggroup {
 	int64_t step, rank;
 	uint32_t first, count; /* leaves [first, first + count) */
 	bool paired;
+	bool complete;         /* the loader has moved past it: no more leaves will come */
+};
+
+/*
+ * Loading the golden side.  With a dump path whose ranks and steps each come
+ * from one dump file, a thread loads it while the target streams in: target
+ * leaves are looked up as soon as their golden counterparts are published,
+ * so the golden flatten runs beside the target's instead of before it.
+ * Otherwise the same code runs to the end before the first target record.
+ *
+ * Shared state (leaves, groups, table, stats.golden_leaves, matched_*) is
+ * touched under `lock` only.  The loader prepares leaves in `batch` (its
+ * own) and publishes them in one locked step; the texts they point to live
+ * in the store arena, which only the loader allocates from and which never
+ * moves, so a reader may use a text after dropping the lock.
+ */
+#define GOLDEN_BATCH 1024
+
+struct loader {
+	pthread_mutex_t lock;
+	pthread_cond_t more;  /* leaves published, a group completed, or loading ended */
+	pthread_t thread;
+	bool threaded;        /* a thread was started (and must be joined) */
+	bool done;            /* loading ended, with status */
+	int status;           /* 0, or -1 with err */
+	struct strbuf err;
+	/* the loading code's own */
+	const char *operand;
+	bool records_file;
+	struct dump_list list;
+	struct gleaf *batch;
+	size_t nbatch;
+	bool have_group;
+	uint32_t group;
+	struct strbuf scratch, scratch2;
 };
 
 /* The target side's current (step, rank) and what it pairs with. */
@@ -60,16 +98,25 @@ struct matcher {
 	size_t ntarget_ranks, target_ranks_alloc;
 	struct strbuf scratch, scratch2;
 	struct match_stats stats;
-	const char *golden_name;
+	struct loader load;
+	struct gleaf *hits;   /* the golden leaves of one lookup, copied out of the lock */
+	size_t hits_alloc;
 };
 
 struct matcher *matcher_new(const struct match_options *opts)
 {
 	struct matcher *m = xcalloc(1, sizeof(*m));
 	m->opts = *opts;
+	m->store.big = true; /* the golden index lives until the end */
 	strbuf_init(&m->scratch, 0);
 	strbuf_init(&m->scratch2, 0);
 	m->golden_occ_group = UINT32_MAX;
+	pthread_mutex_init(&m->load.lock, NULL);
+	pthread_cond_init(&m->load.more, NULL);
+	strbuf_init(&m->load.err, 0);
+	strbuf_init(&m->load.scratch, 0);
+	strbuf_init(&m->load.scratch2, 0);
+	m->load.batch = xmalloc(GOLDEN_BATCH * sizeof(*m->load.batch));
 	return m;
 }
 
@@ -77,6 +124,16 @@ void matcher_free(struct matcher *m)
 {
 	if (!m)
 		return;
+	if (m->load.threaded)
+		pthread_join(m->load.thread, NULL);
+	pthread_mutex_destroy(&m->load.lock);
+	pthread_cond_destroy(&m->load.more);
+	strbuf_release(&m->load.err);
+	strbuf_release(&m->load.scratch);
+	strbuf_release(&m->load.scratch2);
+	dump_list_release(&m->load.list);
+	free(m->load.batch);
+	free(m->hits);
 	arena_release(&m->store);
 	free(m->leaves);
 	free(m->groups);
@@ -244,19 +301,52 @@ static bool dtype_gate_passes(const char *t, const char *g)
 	       (in_group(t, ms_floats) && in_group(g, ms_floats));
 }
 
-/* ---- golden index --------------------------------------------------------- */
+/* ---- golden index ---------------------------------------------------------- */
 
+/* Under the lock.  A new group starts at the end of the published leaves. */
 static uint32_t group_of(struct matcher *m, int64_t step, int64_t rank)
 {
 	for (size_t i = m->ngroups; i-- > 0;)
 		if (m->groups[i].step == step && m->groups[i].rank == rank)
 			return (uint32_t)i;
 	ALLOC_GROW(m->groups, m->ngroups + 1, m->groups_alloc);
-	m->groups[m->ngroups] = (struct ggroup){ step, rank, (uint32_t)m->nleaves, 0, false };
+	m->groups[m->ngroups] = (struct ggroup){ step, rank, (uint32_t)m->nleaves, 0, false, false };
 	return (uint32_t)m->ngroups++;
 }
 
-static void table_insert(struct matcher *m, uint32_t idx)
+/* The slot for a first-of-its-key leaf, whose key is known not to be in the table. */
+static void table_place(struct matcher *m, uint32_t idx)
+{
+	size_t mask = m->table_cap - 1;
+	size_t i = (size_t)m->leaves[idx].hash & mask;
+	while (m->table[i])
+		i = (i + 1) & mask;
+	m->table[i] = idx + 1;
+}
+
+static void table_grow(struct matcher *m, size_t leaves)
+{
+	size_t cap = m->table_cap ? m->table_cap : 1024;
+	while (cap < leaves * 2)
+		cap *= 2;
+	if (cap == m->table_cap)
+		return;
+	free(m->table);
+	m->table_cap = cap;
+	m->table = xcalloc(cap, sizeof(*m->table));
+	for (size_t i = 0; i < m->nleaves; i++)
+		if (!m->leaves[i].dup)
+			table_place(m, (uint32_t)i);
+}
+
+/*
+ * Under the lock.  A key already present chains after the others (msprobe's
+ * join then makes one row per golden leaf); that is only possible while no
+ * target leaf has taken the key yet, which holds when the golden side is
+ * read to the end first, and when each rank comes from one dump file (keys
+ * are unique within a dump file).  -1 with the reason otherwise.
+ */
+static int table_insert(struct matcher *m, uint32_t idx, struct strbuf *err)
 {
 	size_t mask = m->table_cap - 1;
 	struct gleaf *g = &m->leaves[idx];
@@ -264,28 +354,70 @@ static void table_insert(struct matcher *m, uint32_t idx)
 		uint32_t slot = m->table[i];
 		if (!slot) {
 			m->table[i] = idx + 1;
-			return;
+			return 0;
 		}
 		struct gleaf *o = &m->leaves[slot - 1];
 		if (o->hash == g->hash && o->group == g->group && o->mkey_len == g->mkey_len &&
 		    !memcmp(o->mkey, g->mkey, g->mkey_len)) {
-			/* the same key again: chain it after the others, in golden order */
+			if (o->matched_gen) {
+				strbuf_addf(err, "golden key %.*s repeats after a target leaf took it", (int)g->mkey_len,
+					    g->mkey);
+				return -1;
+			}
 			while (o->dup_next != NO_LEAF)
 				o = &m->leaves[o->dup_next];
 			o->dup_next = idx;
-			return;
+			g->dup = true;
+			return 0;
 		}
 	}
 }
 
-static void build_table(struct matcher *m)
+/* Make the loader's batch visible to lookups. */
+static int publish(struct matcher *m, struct strbuf *err)
 {
-	m->table_cap = 64;
-	while (m->table_cap < m->nleaves * 2)
-		m->table_cap *= 2;
-	m->table = xcalloc(m->table_cap, sizeof(*m->table));
-	for (size_t i = 0; i < m->nleaves; i++)
-		table_insert(m, (uint32_t)i);
+	struct loader *l = &m->load;
+	int ret = 0;
+	if (!l->nbatch)
+		return 0;
+	pthread_mutex_lock(&l->lock);
+	ALLOC_GROW(m->leaves, m->nleaves + l->nbatch, m->leaves_alloc);
+	table_grow(m, m->nleaves + l->nbatch);
+	for (size_t i = 0; i < l->nbatch && !ret; i++) {
+		m->leaves[m->nleaves] = l->batch[i];
+		ret = table_insert(m, (uint32_t)m->nleaves, err);
+		m->nleaves++;
+		m->groups[l->group].count++;
+		m->stats.golden_leaves++;
+	}
+	pthread_mutex_unlock(&l->lock);
+	pthread_cond_broadcast(&l->more);
+	l->nbatch = 0;
+	return ret;
+}
+
+/* The loader moves on to the golden leaves of (step, rank). */
+static int switch_group(struct matcher *m, int64_t step, int64_t rank, struct strbuf *err)
+{
+	struct loader *l = &m->load;
+	uint32_t g;
+	int ret = 0;
+	if (publish(m, err) < 0)
+		return -1;
+	pthread_mutex_lock(&l->lock);
+	if (l->have_group)
+		m->groups[l->group].complete = true;
+	g = group_of(m, step, rank);
+	if (m->groups[g].first + m->groups[g].count != m->nleaves) {
+		strbuf_addf(err, "the golden records of rank %lld, step %lld are not together", (long long)rank,
+			    (long long)step);
+		ret = -1;
+	}
+	l->group = g;
+	l->have_group = true;
+	pthread_mutex_unlock(&l->lock);
+	pthread_cond_broadcast(&l->more);
+	return ret;
 }
 
 static const char *store(struct matcher *m, const char *s, size_t n)
@@ -293,14 +425,14 @@ static const char *store(struct matcher *m, const char *s, size_t n)
 	return arena_memdupz(&m->store, s, n);
 }
 
-/* One golden record into the index; rec: its fields when the caller has them, else it is parsed. */
+/* One golden record into the loader's batch; rec: its fields when the caller has them, else it is parsed. */
 static int add_golden(struct matcher *m, const char *text, size_t len, const struct leafrec *rec, struct strbuf *err)
 {
+	struct loader *l = &m->load;
 	struct leafrec parsed;
 	const struct leafrec *rp = rec;
 	const char *why;
 	struct gleaf *g;
-	uint32_t group;
 
 	if (!rp) {
 		if (leafrec_parse(&parsed, text, len, &why) < 0) {
@@ -309,47 +441,42 @@ static int add_golden(struct matcher *m, const char *text, size_t len, const str
 		}
 		rp = &parsed;
 	}
-	if (m->nleaves >= NO_LEAF - 1) {
+	if (m->stats.golden_leaves + l->nbatch >= NO_LEAF - 1) {
 		strbuf_addstr(err, "more than 4 billion golden leaves");
 		return -1;
 	}
-	group = group_of(m, rp->step, rp->rank);
-	if (m->groups[group].first + m->groups[group].count != m->nleaves) {
-		strbuf_addf(err, "the golden records of rank %lld, step %lld are not together",
-			    (long long)rp->rank, (long long)rp->step);
+	if ((!l->have_group || m->groups[l->group].step != rp->step || m->groups[l->group].rank != rp->rank) &&
+	    switch_group(m, rp->step, rp->rank, err) < 0)
 		return -1;
-	}
-	m->groups[group].count++;
 
-	ALLOC_GROW(m->leaves, m->nleaves + 1, m->leaves_alloc);
-	g = &m->leaves[m->nleaves];
+	g = &l->batch[l->nbatch];
 	memset(g, 0, sizeof(*g));
 	g->text = store(m, text, len);
 	g->text_len = (uint32_t)len;
 	g->key = store(m, rp->f[LF_KEY].p, rp->f[LF_KEY].n);
 	g->key_len = (uint32_t)rp->f[LF_KEY].n;
-	g->group = group;
+	g->group = l->group;
 	g->dup_next = NO_LEAF;
 	g->matched_tseq = -1;
 
 	/* the match key */
 	if (m->opts.fuzzy) {
-		if (m->golden_occ_group != group) {
+		if (m->golden_occ_group != l->group) {
 			strmap_clear(&m->golden_occ);
-			m->golden_occ_group = group;
+			m->golden_occ_group = l->group;
 		}
-		leafrec_str(rp, LF_NAME, &m->scratch2);
-		fuzzy_key(&m->scratch, m->scratch2.buf, &m->golden_occ);
+		leafrec_str(rp, LF_NAME, &l->scratch2);
+		fuzzy_key(&l->scratch, l->scratch2.buf, &m->golden_occ);
 	} else {
-		leafrec_str(rp, LF_KEY, &m->scratch);
+		leafrec_str(rp, LF_KEY, &l->scratch);
 	}
-	g->mkey = store(m, m->scratch.buf, m->scratch.len);
-	g->mkey_len = (uint32_t)m->scratch.len;
-	g->hash = key_hash(g->mkey, g->mkey_len, group);
-	ms_dtype_cell(rp, &m->scratch);
-	g->dtype = store(m, m->scratch.buf, m->scratch.len);
-	m->nleaves++;
-	m->stats.golden_leaves++;
+	g->mkey = store(m, l->scratch.buf, l->scratch.len);
+	g->mkey_len = (uint32_t)l->scratch.len;
+	g->hash = key_hash(g->mkey, g->mkey_len, l->group);
+	ms_dtype_cell(rp, &l->scratch);
+	g->dtype = store(m, l->scratch.buf, l->scratch.len);
+	if (++l->nbatch == GOLDEN_BATCH)
+		return publish(m, err);
 	return 0;
 }
 
@@ -431,35 +558,115 @@ static int load_records_file(struct matcher *m, const char *path, struct strbuf 
 	return r;
 }
 
-int matcher_load_golden(struct matcher *m, const char *operand, struct strbuf *err)
+/* The whole golden side into the index; ends with done set (and the status). */
+static void load_all(struct matcher *m)
 {
-	struct dump_list list = DUMP_LIST_INIT;
+	struct loader *l = &m->load;
+	struct strbuf err = STRBUF_INIT;
 	int ret = 0;
 
-	m->golden_name = operand;
-	if (strcmp(operand, "-") && is_records_file(operand)) {
-		ret = load_records_file(m, operand, err);
-	} else if (layout_discover(operand, &list, err) < 0) {
-		ret = -1;
+	if (l->records_file) {
+		ret = load_records_file(m, l->operand, &err);
 	} else {
-		for (size_t i = 0; i < list.nr && !ret; i++) {
+		for (size_t i = 0; i < l->list.nr && !ret; i++) {
 			struct golden_loading gl = { m, STRBUF_INIT };
-			if (flatten_dump(&list.v[i], -1, -1, golden_record, &gl, err) != 0) {
+			if (flatten_dump(&l->list.v[i], -1, -1, golden_record, &gl, &err) != 0) {
 				if (gl.err.len)
-					strbuf_addf(err, "%s: %s", list.v[i].path, gl.err.buf);
+					strbuf_addf(&err, "%s: %s", l->list.v[i].path, gl.err.buf);
 				ret = -1;
 			}
 			strbuf_release(&gl.err);
 		}
 	}
-	dump_list_release(&list);
+	if (!ret)
+		ret = publish(m, &err);
+	pthread_mutex_lock(&l->lock);
 	if (!ret && !m->nleaves) {
-		strbuf_addf(err, "%s: no golden leaves: nothing to compare", operand);
+		strbuf_addf(&err, "%s: no golden leaves: nothing to compare", l->operand);
 		ret = -1;
 	}
+	if (l->have_group)
+		m->groups[l->group].complete = true;
 	if (!ret)
-		build_table(m);
-	return ret;
+		table_grow(m, m->nleaves); /* an index even for no leaves */
+	l->status = ret;
+	strbuf_addbuf(&l->err, &err);
+	l->done = true;
+	pthread_mutex_unlock(&l->lock);
+	pthread_cond_broadcast(&l->more);
+	strbuf_release(&err);
+}
+
+static void *loader_main(void *arg)
+{
+	load_all(arg);
+	return NULL;
+}
+
+/* Each (step, rank) from one dump file, so that no golden key can repeat: loading may overlap. */
+static bool may_overlap(const struct dump_list *list)
+{
+	for (size_t i = 0; i < list->nr; i++) {
+		if (list->v[i].debug || list->v[i].csv)
+			return false;
+		for (size_t j = 0; j < i; j++)
+			if (list->v[j].rank == list->v[i].rank && list->v[j].step == list->v[i].step)
+				return false;
+	}
+	return true;
+}
+
+int matcher_load_golden(struct matcher *m, const char *operand, struct strbuf *err)
+{
+	struct loader *l = &m->load;
+
+	l->operand = operand;
+	if (strcmp(operand, "-") && is_records_file(operand))
+		l->records_file = true;
+	else if (layout_discover(operand, &l->list, err) < 0)
+		return -1;
+	if (!l->records_file && may_overlap(&l->list) && !getenv("PROBE_NO_THREADS") &&
+	    pthread_create(&l->thread, NULL, loader_main, m) == 0) {
+		int ret = 0;
+		l->threaded = true;
+		/* a golden side that is broken from its start fails here, before any output */
+		pthread_mutex_lock(&l->lock);
+		while (!l->done && !m->nleaves)
+			pthread_cond_wait(&l->more, &l->lock);
+		if (l->done && l->status < 0) {
+			strbuf_addbuf(err, &l->err);
+			ret = -1;
+		}
+		pthread_mutex_unlock(&l->lock);
+		return ret;
+	}
+	load_all(m);
+	if (l->status < 0) {
+		strbuf_addbuf(err, &l->err);
+		return -1;
+	}
+	return 0;
+}
+
+/* Under the lock: wait for the loader to publish more; -1 (reason in err) when loading failed. */
+static int wait_for_loader(struct matcher *m, struct strbuf *err)
+{
+	struct loader *l = &m->load;
+	if (!l->done)
+		pthread_cond_wait(&l->more, &l->lock);
+	if (l->done && l->status < 0) {
+		strbuf_addbuf(err, &l->err);
+		return MATCH_GOLDEN_FAILED;
+	}
+	return 0;
+}
+
+/* Under the lock: wait until loading has ended. */
+static int wait_for_all(struct matcher *m, struct strbuf *err)
+{
+	while (!m->load.done)
+		pthread_cond_wait(&m->load.more, &m->load.lock);
+	return wait_for_loader(m, err);
 }
 
 /* ---- pairing ranks -------------------------------------------------------- */
@@ -562,12 +769,16 @@ static void add_pair_head(struct strbuf *out, const char *key_json, size_t key_l
 	strbuf_add(out, key_json, key_len);
 }
 
-static void flush_golden_only(struct matcher *m, struct strbuf *out)
+/* The golden-only leaves of the current group: under the lock, once the group is complete. */
+static int flush_golden_only(struct matcher *m, struct strbuf *out, struct strbuf *err)
 {
 	const struct ggroup *g;
 	int64_t after = -1;
 	if (!m->cur.started)
-		return;
+		return 0;
+	while (!m->groups[m->cur.golden].complete)
+		if (wait_for_loader(m, err) < 0)
+			return MATCH_GOLDEN_FAILED;
 	g = &m->groups[m->cur.golden];
 	for (uint32_t i = g->first; i < g->first + g->count; i++) {
 		struct gleaf *l = &m->leaves[i];
@@ -586,22 +797,52 @@ static void flush_golden_only(struct matcher *m, struct strbuf *out)
 		strbuf_add(out, "}\n", 2);
 		m->stats.golden_only++;
 	}
+	return 0;
+}
+
+/* Under the lock: the golden group of (step, rank), as soon as the loader has it. */
+static int find_group(struct matcher *m, int64_t step, int64_t rank, uint32_t *out, struct strbuf *err)
+{
+	for (;;) {
+		/* the same step and rank is what pair_group() would choose once everything is loaded */
+		if (!m->opts.ranks_by_position)
+			for (size_t i = 0; i < m->ngroups; i++)
+				if (m->groups[i].step == step && m->groups[i].rank == rank) {
+					*out = (uint32_t)i;
+					return 0;
+				}
+		if (m->load.done)
+			break;
+		if (wait_for_loader(m, err) < 0)
+			return MATCH_GOLDEN_FAILED;
+	}
+	if (m->load.status < 0) {
+		strbuf_addbuf(err, &m->load.err);
+		return MATCH_GOLDEN_FAILED;
+	}
+	return pair_group(m, step, rank, out, err);
 }
 
 static int start_group(struct matcher *m, int64_t step, int64_t rank, struct strbuf *out, struct strbuf *err)
 {
-	uint32_t g;
+	uint32_t g = 0;
+	int ret;
 	if (m->cur.started && m->cur.step == step && m->cur.rank == rank)
 		return 0;
-	flush_golden_only(m, out);
-	if (pair_group(m, step, rank, &g, err) < 0)
-		return -1;
+	pthread_mutex_lock(&m->load.lock);
+	ret = flush_golden_only(m, out, err);
+	if (!ret)
+		ret = find_group(m, step, rank, &g, err);
+	if (!ret)
+		m->groups[g].paired = true;
+	pthread_mutex_unlock(&m->load.lock);
+	if (ret < 0)
+		return ret;
 	m->cur.started = true;
 	m->cur.step = step;
 	m->cur.rank = rank;
 	m->cur.golden = g;
 	m->cur.gen = ++m->gen;
-	m->groups[g].paired = true;
 	strmap_clear(&m->cur.occurrences);
 	return 0;
 }
@@ -638,6 +879,8 @@ static uint32_t lookup(const struct matcher *m, const char *key, size_t len, uin
 {
 	uint64_t h = key_hash(key, len, group);
 	size_t mask = m->table_cap - 1;
+	if (!m->table)
+		return NO_LEAF; /* nothing published yet */
 	for (size_t i = (size_t)h & mask;; i = (i + 1) & mask) {
 		uint32_t slot = m->table[i];
 		if (!slot)
@@ -648,12 +891,40 @@ static uint32_t lookup(const struct matcher *m, const char *key, size_t len, uin
 	}
 }
 
+/*
+ * Under the lock: the golden leaves with the target's key (m->scratch) into
+ * m->hits, marked taken.  While the key's group is still loading, a miss
+ * waits for more leaves.  Returns the number of hits, or -1 (reason in err).
+ */
+static ssize_t take_hits(struct matcher *m, int64_t tseq, struct strbuf *err)
+{
+	uint32_t group = m->cur.golden, idx;
+	size_t n = 0;
+	for (;;) {
+		idx = lookup(m, m->scratch.buf, m->scratch.len, group);
+		if (idx != NO_LEAF || m->groups[group].complete)
+			break;
+		if (wait_for_loader(m, err) < 0)
+			return MATCH_GOLDEN_FAILED;
+	}
+	for (; idx != NO_LEAF; idx = m->leaves[idx].dup_next) {
+		struct gleaf *g = &m->leaves[idx];
+		if (g->matched_gen != m->cur.gen) {
+			g->matched_gen = m->cur.gen;
+			g->matched_tseq = tseq;
+		}
+		ALLOC_GROW(m->hits, n + 1, m->hits_alloc);
+		m->hits[n++] = *g;
+	}
+	return (ssize_t)n;
+}
+
 int matcher_add_target(struct matcher *m, const char *line, size_t len, struct strbuf *out, struct strbuf *err)
 {
 	struct leafrec r;
 	const char *why;
 	struct strbuf key_json = STRBUF_INIT;
-	uint32_t idx;
+	ssize_t hits;
 	bool gate = !m->opts.data_mapping;
 
 	if (leafrec_parse(&r, line, len, &why) < 0) {
@@ -662,23 +933,30 @@ int matcher_add_target(struct matcher *m, const char *line, size_t len, struct s
 			strbuf_addstr(err, " (this looks like a dump: probe-flatten DUMP | probe-match GOLDEN)");
 		return -1;
 	}
-	if (start_group(m, r.step, r.rank, out, err) < 0)
-		return -1;
+	int ret = start_group(m, r.step, r.rank, out, err);
+	if (ret < 0)
+		return ret;
 	m->stats.targets++;
 	target_key(m, &r, &key_json);
-	idx = lookup(m, m->scratch.buf, m->scratch.len, m->cur.golden);
-	if (idx == NO_LEAF) {
+	pthread_mutex_lock(&m->load.lock);
+	hits = take_hits(m, r.seq, err);
+	pthread_mutex_unlock(&m->load.lock);
+	if (hits < 0) {
+		strbuf_release(&key_json);
+		return (int)hits;
+	}
+	if (!hits) {
 		add_pair_head(out, key_json.buf, key_json.len);
 		strbuf_add(out, ",\"t\":", 5);
 		strbuf_add(out, line, len);
 		strbuf_add(out, ",\"g\":null}\n", 11);
 		m->stats.unmatched++;
 		m->stats.pairs++;
-	}
-	if (idx != NO_LEAF && gate)
+	} else if (gate) {
 		ms_dtype_cell(&r, &m->scratch2);
-	for (; idx != NO_LEAF; idx = m->leaves[idx].dup_next) {
-		struct gleaf *g = &m->leaves[idx];
+	}
+	for (ssize_t i = 0; i < hits; i++) {
+		const struct gleaf *g = &m->hits[i];
 		add_pair_head(out, key_json.buf, key_json.len);
 		strbuf_add(out, ",\"t\":", 5);
 		strbuf_add(out, line, len);
@@ -689,10 +967,6 @@ int matcher_add_target(struct matcher *m, const char *line, size_t len, struct s
 			m->stats.gated++;
 		}
 		strbuf_add(out, "}\n", 2);
-		if (g->matched_gen != m->cur.gen) {
-			g->matched_gen = m->cur.gen;
-			g->matched_tseq = r.seq;
-		}
 		m->stats.pairs++;
 	}
 	strbuf_release(&key_json);
@@ -702,7 +976,14 @@ int matcher_add_target(struct matcher *m, const char *line, size_t len, struct s
 int matcher_finish(struct matcher *m, struct strbuf *out, struct strbuf *err)
 {
 	char b[24];
-	flush_golden_only(m, out);
+	int ret;
+	pthread_mutex_lock(&m->load.lock);
+	ret = wait_for_all(m, err);
+	if (!ret)
+		ret = flush_golden_only(m, out, err);
+	pthread_mutex_unlock(&m->load.lock);
+	if (ret < 0)
+		return -1;
 	if (!m->stats.targets) {
 		strbuf_addstr(err, "no target records: nothing to compare");
 		return -1;

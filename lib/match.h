@@ -31,6 +31,10 @@
  * it.  With ranks_by_position the k-th target rank pairs with the k-th
  * golden rank, as msprobe does.
  *
+ * The golden side loads in a thread beside the target's stream when that
+ * cannot change the result (see match.c); PROBE_NO_THREADS in the
+ * environment turns that off.
+ *
  * Memory: the golden records' text, about 64 bytes of index per golden
  * leaf, and nothing per target leaf.
  */
@@ -65,8 +69,11 @@ int matcher_load_golden(struct matcher *m, const char *operand, struct strbuf *e
 
 /*
  * One target record (a line, without its newline): the pair records go
- * to out.  Returns 0, or -1 with the reason (without position) in err.
+ * to out.  Returns 0; -1 with the reason (without position) in err; or
+ * MATCH_GOLDEN_FAILED when the golden side, still loading, turned out
+ * broken (err then holds the whole message, position included).
  */
+#define MATCH_GOLDEN_FAILED (-2)
 int matcher_add_target(struct matcher *m, const char *line, size_t len, struct strbuf *out, struct strbuf *err);
 
 /* After the last target record: the last golden-only leaves, and the rank checks. */

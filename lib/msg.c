@@ -3,7 +3,7 @@
 
 static const char *progname = "probe";
 static void (*die_hook)(const char *message);
-static unsigned long warnings;
+static _Atomic unsigned long warnings; /* warnings may come from worker threads */
 static bool quiet;
 
 void msg_set_progname(const char *argv0)

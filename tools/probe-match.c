@@ -96,8 +96,11 @@ int main(int argc, char **argv)
 	output_init();
 	output_mark_incomplete_on_die();
 	while ((r = line_reader_next(&lr, &line, &len)) == 1) {
-		if (matcher_add_target(m, line, len, &out, &err) < 0) {
+		int got = matcher_add_target(m, line, len, &out, &err);
+		if (got < 0) {
 			output_flush_strbuf(&out, 0);
+			if (got == MATCH_GOLDEN_FAILED)
+				die("%s", err.buf);
 			line_reader_fail(&lr, "%s", err.buf);
 			die("%s", lr.err.buf);
 		}
