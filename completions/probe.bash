@@ -65,9 +65,10 @@ _probe_metric() {
 	--atol) return ;;
 	-o|--output-dir) COMPREPLY=($(compgen -d -- "$cur")); return ;;
 	--rows-per-file) return ;;
+	-j|--jobs) return ;;
 	esac
 	if [[ $cur == -* ]]; then
-		COMPREPLY=($(compgen -W "--csv --mode --rtol --atol --no-stack -o --output-dir --rows-per-file -v --verbose -h --help --version" -- "$cur"))
+		COMPREPLY=($(compgen -W "--csv --mode --rtol --atol --no-stack -o --output-dir --rows-per-file -j --jobs -v --verbose -h --help --version" -- "$cur"))
 		return
 	fi
 	COMPREPLY=($(compgen -f -- "$cur"))

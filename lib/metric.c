@@ -10,18 +10,50 @@
 #include "xalloc.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <time.h>
 #include <unistd.h>
 
+struct batch;
+
 /* One pair and what becomes of it. */
 struct item {
-	const char *line;   /* the pair record (the group's arena) */
+	const char *line;   /* the pair record (its batch's text) */
 	size_t len;
+	struct batch *batch;
 	struct leafrec t, g;
 	bool has_t, has_g;
 	bool in_table;      /* a row of msprobe's table */
 	struct ms_row row;
 	struct verdict_result v;
+};
+
+/*
+ * Lines travel in batches: the reading thread copies them in, a worker
+ * parses and prepares them (parse_pair, prepare_item: per pair, no shared
+ * state), and the reading thread takes finished batches in input order for
+ * everything that depends on the pairs before (tables, groups, msprobe's
+ * whole-table rules, output).  A batch lives until the last of its items
+ * has been written.
+ */
+#define BATCH_LINES 512
+#define BATCH_BYTES (256 * 1024)
+
+struct batch {
+	char *text;             /* the lines, back to back */
+	size_t text_len, text_alloc;
+	struct line_span { size_t start, len; } *lines; /* in text */
+	size_t n, alloc;
+	uint64_t first_line;    /* input line number of the first */
+	struct item *items;     /* n, once prepared */
+	size_t items_alloc;
+	struct arena arena;     /* what preparing allocates */
+	size_t failed;          /* index of the first line that failed, n when none */
+	struct strbuf err;
+	bool prepared;          /* a worker is done with it */
+	size_t consumed;        /* items taken into groups */
+	size_t live;            /* items taken and not yet written */
+	bool retired;           /* all taken, out of the flight: goes when live drops to 0 */
 };
 
 /* The pairs of one dump entry (or one golden-only leaf), and their memory. */
@@ -54,7 +86,29 @@ struct metric_stream {
 	size_t npool, pool_alloc;
 	struct metric_stats stats;
 	struct strbuf scratch;
+	/* batches */
+	struct batch *filling;      /* the reading thread's */
+	struct batch **flight;      /* submitted, in input order */
+	size_t nflight, flight_alloc;
+	struct batch **spare;
+	size_t nspare, spare_alloc;
+	struct batch **all;         /* every batch, for freeing */
+	size_t nall, all_alloc;
+	uint64_t lines;             /* read so far */
+	uint64_t error_line;        /* the line an error is about, 0 when none */
+	/* workers */
+	int jobs;
+	pthread_t *threads;
+	size_t nthreads;
+	pthread_mutex_t lock;
+	pthread_cond_t work, done;  /* a batch to prepare / a batch prepared */
+	struct batch **todo;        /* submitted, not yet taken by a worker */
+	size_t ntodo, todo_alloc;
+	bool stopping;
 };
+
+static void batch_free(struct batch *b);
+static void stop_workers(struct metric_stream *m);
 
 struct metric_stream *metric_new(const struct metric_options *opts)
 {
@@ -62,6 +116,7 @@ struct metric_stream *metric_new(const struct metric_options *opts)
 	m->opts = *opts;
 	if (!m->opts.rows_per_file)
 		m->opts.rows_per_file = 1000000;
+	m->jobs = opts->jobs;
 	strbuf_init(&m->scratch, 0);
 	strbuf_init(&m->file_name, 0);
 	strbuf_init(&m->file_buf, 0);
@@ -74,8 +129,6 @@ struct metric_stream *metric_new(const struct metric_options *opts)
 
 static void group_free(struct group *g)
 {
-	for (size_t i = 0; i < g->n; i++)
-		strbuf_release(&g->items[i]->v.reason);
 	arena_release(&g->arena);
 	free(g->items);
 	free(g->entry);
@@ -86,8 +139,15 @@ void metric_free(struct metric_stream *m)
 {
 	if (!m)
 		return;
+	stop_workers(m);
 	for (size_t i = 0; i < m->nqueue; i++)
 		group_free(m->queue[i]);
+	for (size_t i = 0; i < m->nall; i++)
+		batch_free(m->all[i]);
+	free(m->all);
+	free(m->flight);
+	free(m->spare);
+	free(m->todo);
 	for (size_t i = 0; i < m->npool; i++)
 		group_free(m->pool[i]);
 	for (size_t i = 0; i < m->stacks.cap; i++)
@@ -128,10 +188,12 @@ static struct group *new_group(struct metric_stream *m, const char *entry, int64
 	return g;
 }
 
+static void item_written(struct metric_stream *m, struct item *it);
+
 static void recycle_group(struct metric_stream *m, struct group *g)
 {
 	for (size_t i = 0; i < g->n; i++)
-		strbuf_release(&g->items[i]->v.reason);
+		item_written(m, g->items[i]);
 	arena_reset(&g->arena);
 	g->n = 0;
 	free(g->entry);
@@ -308,19 +370,12 @@ bad:
 	return -1;
 }
 
-/* Copy the pair into the group's arena, and work out msprobe's cells and our verdict. */
-static int prepare_item(struct metric_stream *m, struct item *it, struct arena *a, struct strbuf *err)
+/* msprobe's cells and our verdict for a parsed pair; allocations from a. */
+static int prepare_item(const struct metric_stream *m, struct item *it, struct arena *a, struct strbuf *err)
 {
-	char *copy = arena_memdupz(a, it->line, it->len);
-	ptrdiff_t delta = copy - it->line;
 	const char *why;
 	bool matched = it->row.matched;
 
-	it->line = copy;
-	if (it->has_t)
-		leafrec_move(&it->t, delta);
-	if (it->has_g)
-		leafrec_move(&it->g, delta);
 	strbuf_init(&it->v.reason, 0);
 	it->in_table = it->has_t && it->t.f[LF_MSPROBE_SKIPS].kind != SPAN_TRUE;
 	if (it->in_table) {
@@ -711,34 +766,28 @@ static int maybe_new_table(struct metric_stream *m, int64_t rank, int64_t step, 
 	return 0;
 }
 
-int metric_add(struct metric_stream *m, const char *line, size_t len, struct strbuf *out, struct strbuf *err)
+/* A prepared item, in input order: into its table and group; whatever became final goes out. */
+static int take_item(struct metric_stream *m, struct item *it, struct strbuf *out, struct strbuf *err)
 {
 	struct group *g = m->nqueue ? m->queue[m->nqueue - 1] : NULL;
-	struct item parsed, *it;
 	const char *entry = NULL;
 	int64_t rank, step;
 	int got;
 
-	if (parse_pair(&parsed, line, len, err) < 0)
+	if (it->has_t && maybe_new_table(m, it->t.rank, it->t.step, out, err) < 0)
 		return -1;
-	if (parsed.has_t && maybe_new_table(m, parsed.t.rank, parsed.t.step, out, err) < 0)
-		return -1;
-	if (parsed.has_t) {
-		leafrec_str(&parsed.t, LF_ENTRY, &m->scratch);
+	if (it->has_t) {
+		leafrec_str(&it->t, LF_ENTRY, &m->scratch);
 		entry = m->scratch.buf;
 	}
-	rank = parsed.has_t ? parsed.t.rank : parsed.g.rank;
-	step = parsed.has_t ? parsed.t.step : parsed.g.step;
+	rank = it->has_t ? it->t.rank : it->g.rank;
+	step = it->has_t ? it->t.step : it->g.step;
 	/* the rows of one entry go together; a golden-only leaf stands alone */
 	if (!g || !g->entry || !entry || strcmp(g->entry, entry) || g->rank != rank || g->step != step) {
 		if (g)
 			g->complete = true;
 		g = new_group(m, entry, rank, step);
 	}
-	it = arena_alloc(&g->arena, sizeof(*it));
-	*it = parsed;
-	if (prepare_item(m, it, &g->arena, err) < 0)
-		return -1;
 	ALLOC_GROW(g->items, g->n + 1, g->alloc);
 	g->items[g->n++] = it;
 	if (it->has_t)
@@ -758,8 +807,221 @@ int metric_add(struct metric_stream *m, const char *line, size_t len, struct str
 	return flush(m, out, err);
 }
 
+/* ---- batches --------------------------------------------------------------- */
+
+static struct batch *batch_get(struct metric_stream *m)
+{
+	struct batch *b;
+	if (m->nspare)
+		return m->spare[--m->nspare];
+	b = xcalloc(1, sizeof(*b));
+	strbuf_init(&b->err, 0);
+	ALLOC_GROW(m->all, m->nall + 1, m->all_alloc);
+	m->all[m->nall++] = b;
+	return b;
+}
+
+static void batch_free(struct batch *b)
+{
+	for (size_t i = b->consumed; i < b->failed && b->prepared; i++)
+		strbuf_release(&b->items[i].v.reason);
+	free(b->text);
+	free(b->lines);
+	free(b->items);
+	arena_release(&b->arena);
+	strbuf_release(&b->err);
+	free(b);
+}
+
+/* A batch whose items have all been written: kept for reuse. */
+static void batch_put(struct metric_stream *m, struct batch *b)
+{
+	b->text_len = 0;
+	b->n = 0;
+	b->consumed = b->live = 0;
+	b->prepared = b->retired = false;
+	arena_reset(&b->arena);
+	strbuf_reset(&b->err);
+	ALLOC_GROW(m->spare, m->nspare + 1, m->spare_alloc);
+	m->spare[m->nspare++] = b;
+}
+
+static void item_written(struct metric_stream *m, struct item *it)
+{
+	struct batch *b = it->batch;
+	strbuf_release(&it->v.reason);
+	/* the last item of a batch that has left the flight goes: the batch can be reused */
+	if (!--b->live && b->retired)
+		batch_put(m, b);
+}
+
+static void prepare_batch(const struct metric_stream *m, struct batch *b)
+{
+	ALLOC_GROW(b->items, b->n, b->items_alloc);
+	b->failed = b->n;
+	for (size_t i = 0; i < b->n; i++) {
+		struct item *it = &b->items[i];
+		if (parse_pair(it, b->text + b->lines[i].start, b->lines[i].len, &b->err) < 0 ||
+		    prepare_item(m, it, &b->arena, &b->err) < 0) {
+			b->failed = i;
+			break;
+		}
+		it->batch = b;
+	}
+}
+
+static void *worker_main(void *arg)
+{
+	struct metric_stream *m = arg;
+	pthread_mutex_lock(&m->lock);
+	for (;;) {
+		struct batch *b;
+		while (!m->ntodo && !m->stopping)
+			pthread_cond_wait(&m->work, &m->lock);
+		if (!m->ntodo)
+			break;
+		b = m->todo[0];
+		memmove(m->todo, m->todo + 1, --m->ntodo * sizeof(*m->todo));
+		pthread_mutex_unlock(&m->lock);
+		prepare_batch(m, b);
+		pthread_mutex_lock(&m->lock);
+		b->prepared = true;
+		pthread_cond_broadcast(&m->done);
+	}
+	pthread_mutex_unlock(&m->lock);
+	mscell_release_thread();
+	ms_release_thread();
+	return NULL;
+}
+
+static void start_workers(struct metric_stream *m)
+{
+	pthread_mutex_init(&m->lock, NULL);
+	pthread_cond_init(&m->work, NULL);
+	pthread_cond_init(&m->done, NULL);
+	m->threads = xcalloc((size_t)m->jobs, sizeof(*m->threads));
+	for (int i = 0; i < m->jobs; i++) {
+		if (pthread_create(&m->threads[m->nthreads], NULL, worker_main, m))
+			break; /* fewer workers, or none: batches are then prepared here */
+		m->nthreads++;
+	}
+}
+
+static void stop_workers(struct metric_stream *m)
+{
+	if (!m->threads)
+		return;
+	pthread_mutex_lock(&m->lock);
+	m->stopping = true;
+	pthread_cond_broadcast(&m->work);
+	pthread_mutex_unlock(&m->lock);
+	for (size_t i = 0; i < m->nthreads; i++)
+		pthread_join(m->threads[i], NULL);
+	free(m->threads);
+	m->threads = NULL;
+	pthread_mutex_destroy(&m->lock);
+	pthread_cond_destroy(&m->work);
+	pthread_cond_destroy(&m->done);
+}
+
+static void submit(struct metric_stream *m)
+{
+	struct batch *b = m->filling;
+	m->filling = NULL;
+	ALLOC_GROW(m->flight, m->nflight + 1, m->flight_alloc);
+	m->flight[m->nflight++] = b;
+	if (m->jobs > 1 && !m->threads)
+		start_workers(m);
+	if (!m->nthreads) {
+		prepare_batch(m, b);
+		b->prepared = true;
+		return;
+	}
+	pthread_mutex_lock(&m->lock);
+	ALLOC_GROW(m->todo, m->ntodo + 1, m->todo_alloc);
+	m->todo[m->ntodo++] = b;
+	pthread_cond_signal(&m->work);
+	pthread_mutex_unlock(&m->lock);
+}
+
+static bool is_prepared(struct metric_stream *m, struct batch *b, bool wait)
+{
+	bool ready;
+	if (!m->nthreads)
+		return b->prepared;
+	pthread_mutex_lock(&m->lock);
+	while (!b->prepared && wait)
+		pthread_cond_wait(&m->done, &m->lock);
+	ready = b->prepared;
+	pthread_mutex_unlock(&m->lock);
+	return ready;
+}
+
+/*
+ * Take the prepared batches at the head of the flight, in order.  all: wait
+ * for every batch; otherwise wait only while the flight is at its limit.
+ */
+static int take_batches(struct metric_stream *m, bool all, struct strbuf *out, struct strbuf *err)
+{
+	size_t limit = m->nthreads ? 2 * m->nthreads + 2 : 1;
+	while (m->nflight) {
+		struct batch *b = m->flight[0];
+		if (!is_prepared(m, b, all || m->nflight > limit))
+			return 0;
+		while (b->consumed < b->failed) {
+			struct item *it = &b->items[b->consumed++];
+			b->live++;
+			if (take_item(m, it, out, err) < 0) {
+				m->error_line = b->first_line + (b->consumed - 1);
+				return -1;
+			}
+		}
+		if (b->failed < b->n) {
+			m->error_line = b->first_line + b->failed;
+			strbuf_addbuf(err, &b->err);
+			return -1;
+		}
+		memmove(m->flight, m->flight + 1, --m->nflight * sizeof(*m->flight));
+		b->retired = true;
+		if (!b->live)
+			batch_put(m, b);
+	}
+	return 0;
+}
+
+int metric_add(struct metric_stream *m, const char *line, size_t len, struct strbuf *out, struct strbuf *err)
+{
+	struct batch *b = m->filling;
+	if (!b) {
+		b = m->filling = batch_get(m);
+		b->first_line = m->lines + 1;
+	}
+	m->lines++;
+	ALLOC_GROW(b->lines, b->n + 1, b->alloc);
+	ALLOC_GROW(b->text, b->text_len + len + 1, b->text_alloc);
+	memcpy(b->text + b->text_len, line, len);
+	b->text[b->text_len + len] = '\0';
+	b->lines[b->n].start = b->text_len;
+	b->lines[b->n].len = len;
+	b->n++;
+	b->text_len += len + 1;
+	if (b->n == BATCH_LINES || b->text_len >= BATCH_BYTES)
+		submit(m);
+	return take_batches(m, false, out, err);
+}
+
+uint64_t metric_error_line(const struct metric_stream *m)
+{
+	return m->error_line;
+}
+
 int metric_finish(struct metric_stream *m, struct strbuf *out, struct strbuf *err)
 {
+	if (m->filling)
+		submit(m);
+	if (take_batches(m, true, out, err) < 0)
+		return -1;
+	m->error_line = 0;
 	if (end_table(m, out, err) < 0)
 		return -1;
 	if (!m->stats.pairs) {

@@ -22,6 +22,12 @@
  * split into _part_1, _part_2, ... beyond rows_per_file rows; without it,
  * CSV output holds one table and a second one is an error.
  *
+ * Pairs are parsed, and their cells and verdicts worked out, by opts.jobs
+ * threads in batches of a few hundred; what depends on the pairs before them
+ * (tables, msprobe's whole-table rules, output) is done in input order by the
+ * calling thread.  Memory: the batches in flight (about 2 per thread) and the
+ * pairs waiting to be written.
+ *
  * The NPU_Stack_Info column is there when the first target record's dump
  * has a stack.json beside it, or when the records carry "stack" (from
  * probe-stack); only the first row of each entry shows it.
@@ -43,6 +49,7 @@ struct metric_options {
 	bool no_stack;          /* never add NPU_Stack_Info */
 	const char *output_dir; /* CSV: write msprobe's files there instead of to out */
 	size_t rows_per_file;   /* CSV files: split after this many rows (msprobe: 1,000,000) */
+	int jobs;               /* threads that parse and prepare pairs; <= 1: none, all in the caller */
 };
 
 struct metric_stats {
@@ -56,10 +63,14 @@ struct metric_stream *metric_new(const struct metric_options *opts);
 void metric_free(struct metric_stream *m);
 
 /*
- * One pair record (without its newline); whatever became ready is appended
- * to out.  Returns 0, or -1 with the reason in err.
+ * One pair record (without its newline), copied: it is read later, with
+ * others, by a worker thread (opts.jobs > 1) or by this one.  Whatever became
+ * ready is appended to out.  Returns 0, or -1 with the reason in err; the
+ * input line the reason is about (counting the lines given, from 1) is then
+ * metric_error_line(), 0 when it is about none.
  */
 int metric_add(struct metric_stream *m, const char *line, size_t len, struct strbuf *out, struct strbuf *err);
+uint64_t metric_error_line(const struct metric_stream *m);
 /* The end of the input: the rest goes to out. */
 int metric_finish(struct metric_stream *m, struct strbuf *out, struct strbuf *err);
 

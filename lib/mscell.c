@@ -10,6 +10,11 @@ static const char *arena_str(struct arena *a, const struct strbuf *sb)
 /* Scratch text for the hot paths: one per thread, kept for the process's life. */
 static _Thread_local struct strbuf scratch = { 0, 0, strbuf_empty };
 
+void mscell_release_thread(void)
+{
+	strbuf_release(&scratch);
+}
+
 static const char *span_text(const struct span *s, struct arena *a)
 {
 	const char *p;
@@ -187,6 +192,7 @@ int msleaf_from_record(struct msleaf *m, const struct leafrec *r, struct arena *
 
 	memset(m, 0, sizeof(*m));
 	m->name = span_text(&r->f[LF_NAME], a);
+	m->output_row = m->name && strstr(m->name, ".output.") != NULL;
 	m->entry = span_text(&r->f[LF_ENTRY], a);
 	m->state = span_text(&r->f[LF_STATE], a);
 	m->data_name = is_truthy_str(&r->f[LF_DATA_NAME]) ? span_text(&r->f[LF_DATA_NAME], a) : "-1";

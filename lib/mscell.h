@@ -22,6 +22,7 @@
 struct msleaf {
 	bool null_leaf;        /* a null slot: msprobe's default item */
 	const char *name;      /* the row name */
+	bool output_row;       /* ".output." in the name: one of the entry's outputs */
 	const char *entry;
 	const char *dtype;     /* dtype cell: "torch.float32", "<class 'int'>", "None", ... */
 	const char *shape;     /* shape cell: "[2, 3]", "[]", "(3,)", "None" */
@@ -31,6 +32,9 @@ struct msleaf {
 	const char *data_name; /* file name, or "-1" */
 	const char *state;
 };
+
+/* The calling thread's scratch text, released before the thread ends (the functions here keep one). */
+void mscell_release_thread(void);
 
 /* 0, or -1 with *why when a field cannot be read (an invalid string or number). */
 int msleaf_from_record(struct msleaf *m, const struct leafrec *r, struct arena *a, const char **why);

@@ -180,6 +180,12 @@ static _Thread_local struct strbuf scratch[3] = {
 	{ 0, 0, strbuf_empty }, { 0, 0, strbuf_empty }, { 0, 0, strbuf_empty },
 };
 
+void ms_release_thread(void)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(scratch); i++)
+		strbuf_release(&scratch[i]);
+}
+
 static const char *stat_cell(const struct pyval *v, struct arena *a)
 {
 	if (py_is_inf(v, 0))
@@ -419,7 +425,7 @@ enum ignore { NO_IGNORE, INPUT_IGNORE, ALL_IGNORE };
 
 static bool is_output_row(const struct ms_row *r)
 {
-	return strstr(r->t.name, ".output.") != NULL;
+	return r->t.output_row;
 }
 
 static enum ignore ignore_of(struct ms_row **rows, size_t n)

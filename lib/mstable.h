@@ -85,4 +85,7 @@ void ms_judge_group(const struct ms_table *t, struct ms_row **rows, size_t n, st
 /* Append a cell to a CSV line, quoted as pandas does (only when it has , " or LF: not a lone CR). */
 void csv_add_cell(struct strbuf *out, const char *cell, bool first);
 
+/* The calling thread's scratch text, released before the thread ends. */
+void ms_release_thread(void);
+
 #endif

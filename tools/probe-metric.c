@@ -22,12 +22,13 @@ static const struct opt_spec options[] = {
 	  "write msprobe's CSV files into DIR, one per rank, as msprobe names them (implies --csv)", NULL, OPT_DIR },
 	{ OPT_ROWS_PER_FILE, 0, "rows-per-file", "N", "split CSV files after N rows (default 1000000, as msprobe)",
 	  NULL, 0 },
+	{ 'j', 'j', "jobs", "N", "threads that read and prepare pairs (default: the number of processors)", NULL, 0 },
 	{ 'v', 'v', "verbose", NULL, "print counts of verdicts and msprobe results on stderr at the end", NULL, 0 },
 };
 
 static const struct tool_spec spec = {
 	.name = "probe-metric",
-	.synopsis = "[-v] [--csv] [-o DIR] [--rows-per-file N] [--mode MODE] [--rtol X] [--atol X] [--no-stack] "
+	.synopsis = "[-v] [-j N] [--csv] [-o DIR] [--rows-per-file N] [--mode MODE] [--rtol X] [--atol X] [--no-stack] "
 		    "[pairs]",
 	.summary = "Add to each pair record (from probe-match) msprobe's metrics, Result and Err_message, and "
 		   "our own bitwise verdict; or write msprobe's compare_result CSV.",
@@ -43,6 +44,16 @@ static double tolerance(const char *option, const char *arg)
 	if (!*arg || *end || !(x >= 0) || isinf(x))
 		opt_usage_error(&spec, "%s value is not a number >= 0: %s", option, arg);
 	return x;
+}
+
+/* What was ready goes out, then the error, with the input line it is about when there is one. */
+static void NORETURN fail(struct line_reader *lr, struct metric_stream *m, struct strbuf *out, struct strbuf *err)
+{
+	uint64_t line = metric_error_line(m);
+	output_flush_strbuf(out, 0);
+	if (line)
+		die("%s:%llu: %s", line_reader_name(lr), (unsigned long long)line, err->buf);
+	die("%s", err->buf);
 }
 
 int main(int argc, char **argv)
@@ -87,10 +98,17 @@ int main(int argc, char **argv)
 		case OPT_ROWS_PER_FILE:
 			mo.rows_per_file = (size_t)opt_number(&spec, "--rows-per-file", arg, 1, INT64_MAX);
 			break;
+		case 'j':
+			mo.jobs = (int)opt_number(&spec, "--jobs", arg, 1, 1024);
+			break;
 		case 'v':
 			verbose = true;
 			break;
 		}
+	}
+	if (!mo.jobs) {
+		long n = sysconf(_SC_NPROCESSORS_ONLN);
+		mo.jobs = n < 1 ? 1 : n > 64 ? 64 : (int)n;
 	}
 	argc -= first;
 	argv += first;
@@ -110,21 +128,16 @@ int main(int argc, char **argv)
 	if (mo.output == METRIC_NDJSON)
 		output_mark_incomplete_on_die();
 	while ((r = line_reader_next(&lr, &line, &len)) == 1) {
-		if (metric_add(m, line, len, &out, &err) < 0) {
-			output_flush_strbuf(&out, 0);
-			line_reader_fail(&lr, "%s", err.buf);
-			die("%s", lr.err.buf);
-		}
+		if (metric_add(m, line, len, &out, &err) < 0)
+			fail(&lr, m, &out, &err);
 		output_flush_strbuf(&out, 1 << 16);
 	}
 	if (r < 0) {
 		output_flush_strbuf(&out, 0);
 		die("%s", lr.err.buf);
 	}
-	if (metric_finish(m, &out, &err) < 0) {
-		output_flush_strbuf(&out, 0);
-		die("%s", err.buf);
-	}
+	if (metric_finish(m, &out, &err) < 0)
+		fail(&lr, m, &out, &err);
 	output_flush_strbuf(&out, 0);
 	output_close();
 	if (verbose) {
