@@ -43,9 +43,9 @@ static struct arena_block *new_block(struct arena *a, size_t need)
 	return b;
 }
 
-void *arena_alloc(struct arena *a, size_t size)
+static void *alloc_aligned(struct arena *a, size_t size, size_t align)
 {
-	size_t off = (a->used + (ARENA_ALIGN - 1)) & ~(size_t)(ARENA_ALIGN - 1);
+	size_t off = (a->used + (align - 1)) & ~(size_t)(align - 1);
 	if (!a->head || off > a->head->size || size > a->head->size - off) {
 		struct arena_block *b = new_block(a, size);
 		b->next = a->head;
@@ -56,9 +56,14 @@ void *arena_alloc(struct arena *a, size_t size)
 	return a->head->data + off;
 }
 
+void *arena_alloc(struct arena *a, size_t size)
+{
+	return alloc_aligned(a, size, ARENA_ALIGN);
+}
+
 char *arena_memdupz(struct arena *a, const void *data, size_t len)
 {
-	char *p = arena_alloc(a, st_add(len, 1));
+	char *p = alloc_aligned(a, st_add(len, 1), 1); /* text: no alignment to pad for */
 	if (len)
 		memcpy(p, data, len);
 	p[len] = '\0';

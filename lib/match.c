@@ -17,12 +17,21 @@
 
 #define NO_LEAF UINT32_MAX
 
+/*
+ * A golden leaf.  Its record text is kept without the head and tail that
+ * every record of its group repeats ({"rank":R,"step":S,"seq": and
+ * ,"task":...,"dump":...}), when it has them: a third less memory, and
+ * memory is what loading the golden side costs most (the kernel zeroes
+ * every new page).  The compare key, and the match key when it is the same
+ * text, are read from inside the record.
+ */
 struct gleaf {
-	const char *text;     /* the golden record (arena) */
-	const char *mkey;     /* the match key (arena) */
-	const char *key;      /* the record's compare key, as JSON text (arena) */
-	const char *dtype;    /* msprobe's dtype cell, for the gate (arena) */
-	uint32_t text_len, mkey_len, key_len;
+	const char *text;     /* the record without the group's head/tail (store) */
+	const char *mkey;     /* the match key (inside text, or store) */
+	const char *dtype;    /* msprobe's dtype cell, for the gate (interned) */
+	uint32_t text_len, mkey_len;
+	uint32_t key_off, key_len; /* the compare key as JSON text: text + key_off */
+	bool has_head, has_tail;
 	uint32_t group;
 	uint32_t dup_next;    /* next golden leaf with the same group and key */
 	bool dup;             /* not the first with its key: reached through dup_next only */
@@ -33,6 +42,8 @@ struct gleaf {
 
 struct ggroup {
 	int64_t step, rank;
+	const char *head, *tail; /* what its records repeat (store), NULL until the first */
+	uint32_t head_len, tail_len;
 	uint32_t first, count; /* leaves [first, first + count) */
 	bool paired;
 	bool complete;         /* the loader has moved past it: no more leaves will come */
@@ -70,6 +81,7 @@ struct loader {
 	bool have_group;
 	uint32_t group;
 	struct strbuf scratch, scratch2;
+	struct strmap dtypes;  /* interned dtype cells */
 };
 
 /* The target side's current (step, rank) and what it pairs with. */
@@ -99,7 +111,10 @@ struct matcher {
 	struct strbuf scratch, scratch2;
 	struct match_stats stats;
 	struct loader load;
-	struct gleaf *hits;   /* the golden leaves of one lookup, copied out of the lock */
+	struct hit {          /* a golden leaf of one lookup, copied out of the lock */
+		struct gleaf leaf;
+		struct ggroup group;
+	} *hits;
 	size_t hits_alloc;
 };
 
@@ -131,6 +146,7 @@ void matcher_free(struct matcher *m)
 	strbuf_release(&m->load.err);
 	strbuf_release(&m->load.scratch);
 	strbuf_release(&m->load.scratch2);
+	strmap_release(&m->load.dtypes);
 	dump_list_release(&m->load.list);
 	free(m->load.batch);
 	free(m->hits);
@@ -310,7 +326,7 @@ static uint32_t group_of(struct matcher *m, int64_t step, int64_t rank)
 		if (m->groups[i].step == step && m->groups[i].rank == rank)
 			return (uint32_t)i;
 	ALLOC_GROW(m->groups, m->ngroups + 1, m->groups_alloc);
-	m->groups[m->ngroups] = (struct ggroup){ step, rank, (uint32_t)m->nleaves, 0, false, false };
+	m->groups[m->ngroups] = (struct ggroup){ .step = step, .rank = rank, .first = (uint32_t)m->nleaves };
 	return (uint32_t)m->ngroups++;
 }
 
@@ -425,6 +441,65 @@ static const char *store(struct matcher *m, const char *s, size_t n)
 	return arena_memdupz(&m->store, s, n);
 }
 
+static const char *intern_dtype(struct matcher *m, const struct strbuf *cell)
+{
+	bool created;
+	struct strmap_slot *s = strmap_put(&m->load.dtypes, cell->buf, cell->len, &created);
+	if (created)
+		s->value.p = (void *)store(m, cell->buf, cell->len);
+	return s->value.p;
+}
+
+/* Does text[0..len) start (end) with the group's head (tail)?  The first record sets them. */
+static bool repeats(const char **part, uint32_t *part_len, const char *p, size_t n, struct matcher *m)
+{
+	if (!*part) {
+		*part = store(m, p, n);
+		*part_len = (uint32_t)n;
+		return true;
+	}
+	return *part_len == n && !memcmp(*part, p, n);
+}
+
+/* Store a golden record's text, without the head and tail its group repeats. */
+static void keep_text(struct matcher *m, struct gleaf *g, const char *text, size_t len, const struct leafrec *rp)
+{
+	struct ggroup *gr = &m->groups[m->load.group];
+	const struct span *seq = &rp->f[LF_SEQ], *tail_field = NULL;
+	size_t head = 0, tail = 0;
+	if (seq->kind == SPAN_NUMBER && repeats(&gr->head, &gr->head_len, text, (size_t)(seq->p - text), m))
+		head = (size_t)(seq->p - text);
+	/* the tail: from ,"task": (or ,"dump":) to the end */
+	if (rp->f[LF_TASK].kind == SPAN_STRING && rp->f[LF_TASK].p - text >= 8 &&
+	    !memcmp(rp->f[LF_TASK].p - 8, ",\"task\":", 8))
+		tail_field = &rp->f[LF_TASK];
+	else if (rp->f[LF_DUMP].kind == SPAN_STRING && rp->f[LF_DUMP].p - text >= 8 &&
+		 !memcmp(rp->f[LF_DUMP].p - 8, ",\"dump\":", 8))
+		tail_field = &rp->f[LF_DUMP];
+	if (tail_field && (size_t)(tail_field->p - 8 - text) >= head &&
+	    tail_field->p - 8 > rp->f[LF_KEY].p + rp->f[LF_KEY].n &&
+	    repeats(&gr->tail, &gr->tail_len, tail_field->p - 8, (size_t)(text + len - (tail_field->p - 8)), m))
+		tail = (size_t)(text + len - (tail_field->p - 8));
+	if (rp->f[LF_KEY].p < text + head)
+		head = 0; /* the key must lie in what is kept */
+	g->has_head = head > 0;
+	g->has_tail = tail > 0;
+	g->text = store(m, text + head, len - head - tail);
+	g->text_len = (uint32_t)(len - head - tail);
+	g->key_off = (uint32_t)(rp->f[LF_KEY].p - text - head);
+	g->key_len = (uint32_t)rp->f[LF_KEY].n;
+}
+
+/* A golden record's text, whole; gr: its group (the parts are set once and never move). */
+static void add_golden_text(struct strbuf *out, const struct gleaf *g, const struct ggroup *gr)
+{
+	if (g->has_head)
+		strbuf_add(out, gr->head, gr->head_len);
+	strbuf_add(out, g->text, g->text_len);
+	if (g->has_tail)
+		strbuf_add(out, gr->tail, gr->tail_len);
+}
+
 /* One golden record into the loader's batch; rec: its fields when the caller has them, else it is parsed. */
 static int add_golden(struct matcher *m, const char *text, size_t len, const struct leafrec *rec, struct strbuf *err)
 {
@@ -451,10 +526,7 @@ static int add_golden(struct matcher *m, const char *text, size_t len, const str
 
 	g = &l->batch[l->nbatch];
 	memset(g, 0, sizeof(*g));
-	g->text = store(m, text, len);
-	g->text_len = (uint32_t)len;
-	g->key = store(m, rp->f[LF_KEY].p, rp->f[LF_KEY].n);
-	g->key_len = (uint32_t)rp->f[LF_KEY].n;
+	keep_text(m, g, text, len, rp);
 	g->group = l->group;
 	g->dup_next = NO_LEAF;
 	g->matched_tseq = -1;
@@ -467,14 +539,19 @@ static int add_golden(struct matcher *m, const char *text, size_t len, const str
 		}
 		leafrec_str(rp, LF_NAME, &l->scratch2);
 		fuzzy_key(&l->scratch, l->scratch2.buf, &m->golden_occ);
+	} else if (!memchr(g->text + g->key_off, '\\', g->key_len)) {
+		g->mkey = g->text + g->key_off + 1; /* the key itself, without its quotes */
+		g->mkey_len = g->key_len - 2;
 	} else {
 		leafrec_str(rp, LF_KEY, &l->scratch);
 	}
-	g->mkey = store(m, l->scratch.buf, l->scratch.len);
-	g->mkey_len = (uint32_t)l->scratch.len;
+	if (!g->mkey) {
+		g->mkey = store(m, l->scratch.buf, l->scratch.len);
+		g->mkey_len = (uint32_t)l->scratch.len;
+	}
 	g->hash = key_hash(g->mkey, g->mkey_len, l->group);
 	ms_dtype_cell(rp, &l->scratch);
-	g->dtype = store(m, l->scratch.buf, l->scratch.len);
+	g->dtype = intern_dtype(m, &l->scratch);
 	if (++l->nbatch == GOLDEN_BATCH)
 		return publish(m, err);
 	return 0;
@@ -786,9 +863,9 @@ static int flush_golden_only(struct matcher *m, struct strbuf *out, struct strbu
 			after = l->matched_tseq;
 			continue;
 		}
-		add_pair_head(out, l->key, l->key_len);
+		add_pair_head(out, l->text + l->key_off, l->key_len);
 		strbuf_add(out, ",\"t\":null,\"g\":", 14);
-		strbuf_add(out, l->text, l->text_len);
+		add_golden_text(out, l, g);
 		strbuf_add(out, ",\"t_after\":", 11);
 		if (after < 0)
 			strbuf_add(out, "null", 4);
@@ -914,7 +991,8 @@ static ssize_t take_hits(struct matcher *m, int64_t tseq, struct strbuf *err)
 			g->matched_tseq = tseq;
 		}
 		ALLOC_GROW(m->hits, n + 1, m->hits_alloc);
-		m->hits[n++] = *g;
+		m->hits[n].leaf = *g;
+		m->hits[n++].group = m->groups[g->group];
 	}
 	return (ssize_t)n;
 }
@@ -956,12 +1034,12 @@ int matcher_add_target(struct matcher *m, const char *line, size_t len, struct s
 		ms_dtype_cell(&r, &m->scratch2);
 	}
 	for (ssize_t i = 0; i < hits; i++) {
-		const struct gleaf *g = &m->hits[i];
+		const struct gleaf *g = &m->hits[i].leaf;
 		add_pair_head(out, key_json.buf, key_json.len);
 		strbuf_add(out, ",\"t\":", 5);
 		strbuf_add(out, line, len);
 		strbuf_add(out, ",\"g\":", 5);
-		strbuf_add(out, g->text, g->text_len);
+		add_golden_text(out, g, &m->hits[i].group);
 		if (gate && !dtype_gate_passes(m->scratch2.buf, g->dtype)) {
 			strbuf_add(out, ",\"msprobe_unmatched\":\"dtype\"", 28);
 			m->stats.gated++;
