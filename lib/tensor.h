@@ -1,0 +1,85 @@
+/*
+ * tensor.h: tensors saved by torch.save (.pt) and numpy.save (.npy), read
+ * where they lie.
+ *
+ * tensor_open() maps the file and describes the tensor in it: element
+ * type, shape, strides and where element 0 is.  Nothing is copied or
+ * converted until asked for, so a statistic over a 10 GB file costs a
+ * walk over the pages it needs, and opening a file costs a few system
+ * calls.  The kind of file is told by its first bytes (a zip archive for
+ * .pt, "\x93NUMPY" for .npy), not by its name.
+ *
+ * .pt (the zip container torch.save has written since torch 1.6): the
+ * archive's data.pkl is run by a small pickle machine that knows the
+ * subset torch uses for one tensor -- torch._utils._rebuild_tensor_v2 (or
+ * _rebuild_parameter around it) of a persistent storage reference
+ * ('storage', <typed or untyped storage class>, key, location, numel),
+ * with storage offset, size, stride and requires_grad -- and the storage
+ * is the archive entry data/<key>.  Both layouts are read: torch 1.x
+ * (<stem>/data.pkl, <stem>/data/<key>, <stem>/version) and torch 2.x (the
+ * same plus <stem>/byteorder and <stem>/.data/serialization_id).  Stored
+ * entries are used in place; a deflated entry is inflated into memory
+ * the tensor owns.  Storages are little-endian unless the byteorder
+ * entry says "big".
+ *
+ * .npy: format versions 1.0, 2.0 and 3.0, numeric types in either byte
+ * order, C or Fortran order.  Object, string, structured and void arrays
+ * are refused.
+ *
+ * Errors: anything outside this subset, or inconsistent (an unknown
+ * pickle opcode, a truncated file, a bad zip directory, a shape or stride
+ * whose extent overflows, a view that reaches beyond its storage) makes
+ * tensor_open() fail with a message naming the file and what is wrong; it
+ * never reads outside the file.
+ *
+ * Thread safety: a struct tensor is read-only after tensor_open(); any
+ * number of threads may read it at once.
+ */
+#ifndef PROBE_TENSOR_H
+#define PROBE_TENSOR_H
+
+#include "dtype.h"
+#include "strbuf.h"
+
+#define TENSOR_MAX_DIMS 64
+
+struct tensor {
+	enum dtype dtype;
+	int ndim;                          /* 0 for a 0-d tensor (one element) */
+	int64_t shape[TENSOR_MAX_DIMS];
+	int64_t stride[TENSOR_MAX_DIMS];   /* in elements; any sign torch and numpy allow (>= 0) */
+	int64_t numel;                     /* product of shape (1 for 0-d, 0 when a dim is 0) */
+	const unsigned char *data;         /* element 0 (the storage plus the offset); NULL when numel is 0 */
+	bool swapped;                      /* elements are in the other byte order than this machine's */
+	bool contiguous;                   /* row-major without gaps: element i at data + i * size */
+	bool requires_grad;                /* .pt: the saved flag; .npy: false */
+	enum { TENSOR_PT, TENSOR_NPY } format;
+
+	/* private: what tensor_close() releases */
+	void *map;
+	size_t map_len;
+	unsigned char *owned;
+};
+
+/* 0, or -1 with "PATH: what is wrong" in err (t is then empty and needs no close). */
+int tensor_open(struct tensor *t, const char *path, struct strbuf *err);
+void tensor_close(struct tensor *t);
+
+/*
+ * Elements [start, start + n) in row-major (C) order, as raw bytes in this
+ * machine's byte order, into out (n * element size bytes).  For a
+ * contiguous tensor in this machine's byte order, data itself can be read
+ * instead.  The caller keeps start + n <= numel.
+ */
+void tensor_read_raw(const struct tensor *t, int64_t start, int64_t n, void *out);
+
+/* The same elements converted to double (dtype_to_double()). */
+void tensor_read_f64(const struct tensor *t, int64_t start, int64_t n, double *out);
+
+/*
+ * The same elements as float, for the floating types of 32 bits or fewer
+ * (float32, float16, bfloat16, float8): exact.  Other types: rounded.
+ */
+void tensor_read_f32(const struct tensor *t, int64_t start, int64_t n, float *out);
+
+#endif

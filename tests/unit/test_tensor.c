@@ -1,0 +1,615 @@
+/*
+ * The tensor reader against tests/data/tensor: every good file's type,
+ * shape, strides and values as torch and numpy computed them (from
+ * expected.txt, written by make_corpus.py), every bad file's message,
+ * reads at every split checked against a naive reader, and damaged
+ * copies (truncated at every length, a byte flipped at every place)
+ * that must fail cleanly or read within the file.
+ */
+#include "tap.h"
+#include "../../lib/tensor.h"
+#include "../../lib/xalloc.h"
+
+#include <math.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+static char corpus[4096];
+static char tmpdir[64] = "/tmp/probe-test-tensor-XXXXXX";
+
+static bool host_big(void)
+{
+	const uint16_t one = 1;
+	unsigned char b;
+	memcpy(&b, &one, 1);
+	return b == 0;
+}
+
+static bool slurp(const char *path, struct strbuf *sb)
+{
+	FILE *f = fopen(path, "rb");
+	char buf[65536];
+	size_t n;
+	if (!f)
+		return false;
+	strbuf_reset(sb);
+	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
+		strbuf_add(sb, buf, n);
+	fclose(f);
+	return true;
+}
+
+static void spit(const char *path, const void *data, size_t len)
+{
+	FILE *f = fopen(path, "wb");
+	if (!f || fwrite(data, 1, len, f) != len || fclose(f)) {
+		diag("cannot write %s", path);
+		exit(2);
+	}
+}
+
+/* ---------------------------------------------------------------- a naive reader to compare with */
+
+/* Element i in row-major order by division, swapped into this machine's order. */
+static void naive_element(const struct tensor *t, int64_t i, unsigned char *out)
+{
+	unsigned size = dtype_info(t->dtype)->size;
+	unsigned part = dtype_info(t->dtype)->cls == DTC_COMPLEX ? size / 2 : size;
+	int64_t off = 0;
+	for (int d = t->ndim - 1; d >= 0; d--) {
+		off += (i % t->shape[d]) * t->stride[d];
+		i /= t->shape[d];
+	}
+	memcpy(out, t->data + off * size, size);
+	if (t->swapped)
+		for (unsigned p = 0; p < size; p += part)
+			for (unsigned a = p, b = p + part - 1; a < b; a++, b--) {
+				unsigned char c = out[a];
+				out[a] = out[b];
+				out[b] = c;
+			}
+}
+
+static bool same_double(double got, double want)
+{
+	if (isnan(want))
+		return isnan(got);
+	return !memcmp(&got, &want, sizeof(got));
+}
+
+static bool same_float(float got, float want)
+{
+	if (isnan(want))
+		return isnan(got);
+	return !memcmp(&got, &want, sizeof(got));
+}
+
+/* Reads of [start, start + n) for the given piece sizes agree with the naive reader, raw and converted. */
+static bool reads_agree(const struct tensor *t, const int64_t *pieces, size_t npieces, const char *name)
+{
+	unsigned size = dtype_info(t->dtype)->size;
+	size_t total = (size_t)t->numel;
+	unsigned char *want = xmalloc(total * size + 1), *got = xmalloc(total * size + 1);
+	double *f64 = xmalloc((total + 1) * sizeof(double));
+	float *f32 = xmalloc((total + 1) * sizeof(float));
+	bool same = true;
+
+	for (int64_t i = 0; i < t->numel; i++)
+		naive_element(t, i, want + i * size);
+	for (size_t k = 0; k < npieces && same; k++) {
+		int64_t piece = pieces[k];
+		memset(got, 0xA5, total * size);
+		for (int64_t s = 0; s < t->numel; s += piece) {
+			int64_t n = t->numel - s < piece ? t->numel - s : piece;
+			tensor_read_raw(t, s, n, got + s * size);
+			tensor_read_f64(t, s, n, f64 + s);
+			tensor_read_f32(t, s, n, f32 + s);
+		}
+		if (memcmp(got, want, total * size)) {
+			diag("%s: raw reads in pieces of %lld differ from the naive reader", name, (long long)piece);
+			same = false;
+		}
+		for (int64_t i = 0; i < t->numel && same; i++) {
+			double d = dtype_to_double(t->dtype, want + i * size);
+			if (!same_double(f64[i], d)) {
+				diag("%s: f64 element %lld in pieces of %lld: %a, want %a", name, (long long)i,
+				     (long long)piece, f64[i], d);
+				same = false;
+			}
+			/* floats of 32 bits or fewer are exact in float; the rest round as a cast does */
+			if (!same_float(f32[i], (float)d) && t->dtype != DT_INT64 && t->dtype != DT_UINT64) {
+				diag("%s: f32 element %lld in pieces of %lld: %a, want %a", name, (long long)i,
+				     (long long)piece, f32[i], (float)d);
+				same = false;
+			}
+		}
+	}
+	free(want);
+	free(got);
+	free(f64);
+	free(f32);
+	return same;
+}
+
+/* Every start and length for small tensors; a few piece sizes around the reader's chunk for large ones. */
+static void check_splits(const struct tensor *t, const char *name)
+{
+	int64_t pieces[64];
+	size_t n = 0;
+	if (!t->numel)
+		return;
+	if (t->numel <= 40) {
+		for (int64_t p = 1; p <= t->numel; p++)
+			pieces[n++] = p;
+	} else {
+		static const int64_t sizes[] = { 1, 3, 7, 64, 1000, 2047, 2048, 2049, 4097 };
+		for (size_t i = 0; i < ARRAY_SIZE(sizes); i++)
+			pieces[n++] = sizes[i];
+		pieces[n++] = t->numel;
+	}
+	ok(reads_agree(t, pieces, n, name), "%s: reads in pieces agree with a naive reader", name);
+	if (t->numel <= 40) {
+		/* and every (start, n) window of raw bytes */
+		unsigned size = dtype_info(t->dtype)->size;
+		unsigned char whole[40 * 16], part[40 * 16];
+		bool same = true;
+		tensor_read_raw(t, 0, t->numel, whole);
+		for (int64_t s = 0; s < t->numel && same; s++)
+			for (int64_t k = 1; s + k <= t->numel && same; k++) {
+				tensor_read_raw(t, s, k, part);
+				same = !memcmp(part, whole + s * size, (size_t)k * size);
+			}
+		ok(same, "%s: every window reads the same bytes", name);
+	}
+}
+
+/* ---------------------------------------------------------------- expected.txt */
+
+static const char *field(const char *line, const char *key, size_t *len)
+{
+	size_t kl = strlen(key);
+	for (const char *p = line; (p = strstr(p, key)); p++) {
+		if ((p == line || p[-1] == ' ') && p[kl] == '=') {
+			const char *v = p + kl + 1, *e = strchr(v, ' ');
+			*len = e ? (size_t)(e - v) : strlen(v);
+			return v;
+		}
+	}
+	*len = 0;
+	return NULL;
+}
+
+static int64_t field_int(const char *line, const char *key)
+{
+	size_t len;
+	const char *v = field(line, key, &len);
+	return v ? strtoll(v, NULL, 10) : -1;
+}
+
+/* Comma-separated numbers (decimal or hex) of a field into out; returns the count. */
+static int field_list(const char *line, const char *key, int base, uint64_t *out, int max)
+{
+	size_t len;
+	const char *v = field(line, key, &len), *end;
+	int n = 0;
+	if (!v || !len)
+		return 0;
+	end = v + len;
+	while (v < end && n < max) {
+		char *stop;
+		uint64_t x = strtoull(v, &stop, base);
+		if (stop == v)
+			break;
+		out[n++] = x;
+		v = stop;
+		if (v >= end || *v != ',')
+			break;
+		v++;
+	}
+	return n;
+}
+
+static void check_good(const char *name, const char *line)
+{
+	struct tensor t;
+	struct strbuf err = STRBUF_INIT;
+	char path[8192], what[256];
+	size_t len;
+	const char *v;
+	uint64_t nums[TENSOR_MAX_DIMS];
+	int n;
+	bool big;
+
+	snprintf(path, sizeof(path), "%s/%s", corpus, name);
+	if (!ok(tensor_open(&t, path, &err) == 0, "%s opens", name)) {
+		diag("%s", err.buf);
+		strbuf_release(&err);
+		return;
+	}
+	v = field(line, "format", &len);
+	ok(t.format == (len == 2 ? TENSOR_PT : TENSOR_NPY) && v, "%s: format", name);
+	v = field(line, "dtype", &len);
+	snprintf(what, sizeof(what), "%s: dtype", name);
+	{
+		char *want = v ? xmemdupz(v, len) : NULL;
+		is_str(dtype_info(t.dtype)->name, want, what);
+		free(want);
+	}
+	n = field_list(line, "shape", 10, nums, TENSOR_MAX_DIMS);
+	{
+		bool same = n == t.ndim;
+		for (int d = 0; same && d < n; d++)
+			same = t.shape[d] == (int64_t)nums[d];
+		ok(same, "%s: shape (%d dims)", name, n);
+	}
+	v = field(line, "stride", &len);
+	if (v && !(len == 1 && *v == '*')) {
+		bool same;
+		n = field_list(line, "stride", 10, nums, TENSOR_MAX_DIMS);
+		same = n == t.ndim;
+		for (int d = 0; same && d < n; d++)
+			same = t.stride[d] == (int64_t)nums[d];
+		ok(same, "%s: strides", name);
+	}
+	snprintf(what, sizeof(what), "%s: numel", name);
+	is_int(t.numel, field_int(line, "numel"), what);
+	snprintf(what, sizeof(what), "%s: contiguous", name);
+	is_int(t.contiguous, field_int(line, "contiguous"), what);
+	big = field_int(line, "big") == 1;
+	snprintf(what, sizeof(what), "%s: swapped", name);
+	is_int(t.swapped, big != host_big() && dtype_info(t.dtype)->size > 1, what);
+	snprintf(what, sizeof(what), "%s: requires_grad", name);
+	is_int(t.requires_grad, field_int(line, "requires_grad"), what);
+	ok((t.data == NULL) == (t.numel == 0), "%s: data is NULL exactly when there are no elements", name);
+
+	if (t.numel) {
+		unsigned size = dtype_info(t.dtype)->size;
+		unsigned char *raw = xmalloc((size_t)t.numel * size);
+		double *f64 = xmalloc((size_t)t.numel * sizeof(double));
+		float *f32 = xmalloc((size_t)t.numel * sizeof(float));
+		uint64_t *bits = xmalloc((size_t)t.numel * sizeof(uint64_t));
+		uint64_t crc = 0;
+		tensor_read_raw(&t, 0, t.numel, raw);
+		if (host_big()) /* the manifest's bytes are little-endian */
+			dtype_swap(raw, (size_t)t.numel, t.dtype);
+		field_list(line, "crc", 16, &crc, 1);
+		ok(crc32(0, raw, (uInt)((size_t)t.numel * size)) == crc, "%s: element bytes (CRC %08llx)", name,
+		   (unsigned long long)crc);
+		tensor_read_f64(&t, 0, t.numel, f64);
+		tensor_read_f32(&t, 0, t.numel, f32);
+		v = field(line, "f64", &len);
+		if (v && !(len == 1 && *v == '*')) {
+			bool same = field_list(line, "f64", 16, bits, (int)t.numel) == t.numel;
+			for (int64_t i = 0; same && i < t.numel; i++) {
+				double d;
+				memcpy(&d, &bits[i], 8);
+				if (!(same = same_double(f64[i], d)))
+					diag("element %lld: %a, want %a", (long long)i, f64[i], d);
+			}
+			ok(same, "%s: values as double", name);
+			same = field_list(line, "f32", 16, bits, (int)t.numel) == t.numel;
+			for (int64_t i = 0; same && i < t.numel; i++) {
+				uint32_t b = (uint32_t)bits[i];
+				float f;
+				memcpy(&f, &b, 4);
+				if (!(same = same_float(f32[i], f)))
+					diag("element %lld: %a, want %a", (long long)i, f32[i], f);
+			}
+			ok(same, "%s: values as float", name);
+		}
+		free(raw);
+		free(f64);
+		free(f32);
+		free(bits);
+	}
+	check_splits(&t, name);
+	tensor_close(&t);
+	strbuf_release(&err);
+}
+
+static void check_bad(const char *name, const char *text)
+{
+	struct tensor t;
+	struct strbuf err = STRBUF_INIT;
+	char path[8192];
+	int rc;
+	snprintf(path, sizeof(path), "%s/%s", corpus, name);
+	memset(&t, 0x5A, sizeof(t));
+	rc = tensor_open(&t, path, &err);
+	ok(rc == -1, "%s is refused", name);
+	if (!ok(!strncmp(err.buf, path, strlen(path)) && !strncmp(err.buf + strlen(path), ": ", 2) &&
+		strstr(err.buf, text), "%s: the message names the file and says: %s", name, text))
+		diag("got: %s", err.buf);
+	ok(!strchr(err.buf, '\n') && err.len && err.buf[err.len - 1] != '.', "%s: one line, no final period", name);
+	ok(t.map == NULL && t.owned == NULL && t.data == NULL, "%s: the tensor is left empty", name);
+	strbuf_release(&err);
+}
+
+static void check_corpus(void)
+{
+	struct strbuf manifest = STRBUF_INIT;
+	char path[8192];
+	int good = 0, bad = 0;
+	snprintf(path, sizeof(path), "%s/expected.txt", corpus);
+	if (!ok(slurp(path, &manifest), "read %s", path))
+		return;
+	for (char *line = manifest.buf, *next; *line; line = next) {
+		char *sp, *nl = strchr(line, '\n');
+		next = nl ? nl + 1 : line + strlen(line);
+		if (nl)
+			*nl = '\0';
+		if (*line == '#' || !*line || !(sp = strchr(line, ' ')))
+			continue;
+		*sp = '\0';
+		if (!strncmp(sp + 1, "error=", 6)) {
+			check_bad(line, sp + 7);
+			bad++;
+		} else {
+			check_good(line, sp + 1);
+			good++;
+		}
+	}
+	diag("corpus: %d good files, %d bad files", good, bad);
+	ok(good >= 50 && bad >= 50, "the corpus has its files (%d good, %d bad)", good, bad);
+	strbuf_release(&manifest);
+}
+
+/* ---------------------------------------------------------------- damaged copies */
+
+/* Open a copy; when it opens, read every element every way (ASan watches the reads). */
+static int open_and_read(const char *path, const void *data, size_t len, struct strbuf *err)
+{
+	struct tensor t;
+	int rc;
+	spit(path, data, len);
+	strbuf_reset(err);
+	rc = tensor_open(&t, path, err);
+	if (rc == 0) {
+		int64_t n = t.numel < 100000 ? t.numel : 100000;
+		unsigned size = dtype_info(t.dtype)->size;
+		unsigned char *raw = xmalloc((size_t)n * size + 1);
+		double *f64 = xmalloc((size_t)n * sizeof(double) + 1);
+		float *f32 = xmalloc((size_t)n * sizeof(float) + 1);
+		tensor_read_raw(&t, 0, n, raw);
+		tensor_read_f64(&t, 0, n, f64);
+		tensor_read_f32(&t, 0, n, f32);
+		free(raw);
+		free(f64);
+		free(f32);
+		tensor_close(&t);
+	}
+	return rc;
+}
+
+static void check_truncations(const char *name)
+{
+	struct strbuf file = STRBUF_INIT, err = STRBUF_INIT;
+	char src[8192], dst[128];
+	size_t refused = 0, worded = 0;
+	snprintf(src, sizeof(src), "%s/%s", corpus, name);
+	snprintf(dst, sizeof(dst), "%s/cut", tmpdir);
+	if (!slurp(src, &file)) {
+		ok(false, "read %s", src);
+		return;
+	}
+	for (size_t len = 0; len < file.len; len++) {
+		if (open_and_read(dst, file.buf, len, &err) == -1)
+			refused++;
+		if (!strncmp(err.buf, dst, strlen(dst)) && !strchr(err.buf, '\n'))
+			worded++;
+	}
+	ok(refused == file.len, "%s: refused when cut at each of its %zu lengths (%zu refused)", name, file.len,
+	   refused);
+	ok(worded == file.len, "%s: each cut gives one line naming the file", name);
+	strbuf_release(&file);
+	strbuf_release(&err);
+}
+
+static void check_flips(const char *name)
+{
+	struct strbuf file = STRBUF_INIT, err = STRBUF_INIT;
+	char src[8192], dst[128];
+	size_t opened = 0, worded = 0;
+	snprintf(src, sizeof(src), "%s/%s", corpus, name);
+	snprintf(dst, sizeof(dst), "%s/flip", tmpdir);
+	if (!slurp(src, &file)) {
+		ok(false, "read %s", src);
+		return;
+	}
+	for (size_t i = 0; i < file.len; i++) {
+		file.buf[i] ^= 0xFF;
+		if (open_and_read(dst, file.buf, file.len, &err) == 0)
+			opened++;
+		else if (!strncmp(err.buf, dst, strlen(dst)))
+			worded++;
+		file.buf[i] ^= 0xFF;
+	}
+	ok(opened + worded == file.len, "%s: each of %zu byte flips opens (%zu) or fails with a message", name,
+	   file.len, opened);
+	strbuf_release(&file);
+	strbuf_release(&err);
+}
+
+/* Random damage: a few bytes at a time set to values that parsers find interesting. */
+static void check_random_damage(const char *name, unsigned rounds)
+{
+	static const unsigned char nasty[] = { 0x00, 0xFF, 0x7F, 0x80, 0x01, 0x28, 0x74, 0x52, 0x2E };
+	struct strbuf file = STRBUF_INIT, copy = STRBUF_INIT, err = STRBUF_INIT;
+	char src[8192], dst[128];
+	uint64_t seed = 0x9E3779B97F4A7C15u;
+	size_t handled = 0;
+	snprintf(src, sizeof(src), "%s/%s", corpus, name);
+	snprintf(dst, sizeof(dst), "%s/damage", tmpdir);
+	if (!slurp(src, &file)) {
+		ok(false, "read %s", src);
+		return;
+	}
+	for (unsigned r = 0; r < rounds; r++) {
+		strbuf_reset(&copy);
+		strbuf_addbuf(&copy, &file);
+		for (int k = 0; k < 4; k++) {
+			seed = seed * 6364136223846793005u + 1442695040888963407u;
+			copy.buf[(seed >> 33) % copy.len] = (char)nasty[(seed >> 20) % sizeof(nasty)];
+		}
+		if (open_and_read(dst, copy.buf, copy.len, &err) == 0 || !strncmp(err.buf, dst, strlen(dst)))
+			handled++;
+	}
+	ok(handled == rounds, "%s: %u randomly damaged copies open or fail with a message", name, rounds);
+	strbuf_release(&file);
+	strbuf_release(&copy);
+	strbuf_release(&err);
+}
+
+/* ---------------------------------------------------------------- files made here */
+
+static void write_npy(const char *path, const char *descr, bool fortran, const char *shape, const void *data,
+		      size_t len)
+{
+	struct strbuf sb = STRBUF_INIT;
+	char header[256];
+	int hl = snprintf(header, sizeof(header), "{'descr': '%s', 'fortran_order': %s, 'shape': %s, }", descr,
+			  fortran ? "True" : "False", shape);
+	size_t total = 10 + (size_t)hl + 1, pad = (64 - total % 64) % 64;
+	uint16_t hlen = (uint16_t)(hl + pad + 1);
+	strbuf_add(&sb, "\x93NUMPY\x01\x00", 8);
+	strbuf_addch(&sb, (char)(hlen & 0xFF));
+	strbuf_addch(&sb, (char)(hlen >> 8));
+	strbuf_add(&sb, header, (size_t)hl);
+	for (size_t i = 0; i < pad; i++)
+		strbuf_addch(&sb, ' ');
+	strbuf_addch(&sb, '\n');
+	strbuf_add(&sb, data, len);
+	spit(path, sb.buf, sb.len);
+	strbuf_release(&sb);
+}
+
+/* Every float16 bit pattern, both byte orders, through the vectorised conversions. */
+static void check_all_halves(void)
+{
+	static uint16_t le[65536], be[65536];
+	static float f32[65536];
+	static double f64[65536];
+	char path[128];
+	struct tensor t;
+	struct strbuf err = STRBUF_INIT;
+	bool same32 = true, same64 = true;
+
+	for (unsigned i = 0; i < 65536; i++) {
+		uint16_t v = (uint16_t)i;
+		unsigned char b[2] = { (unsigned char)(v >> 8), (unsigned char)v };
+		le[i] = v;
+		memcpy(&be[i], b, 2);
+	}
+	for (int order = 0; order < 2; order++) {
+		snprintf(path, sizeof(path), "%s/halves.npy", tmpdir);
+		/* host order file: '<f2' on little-endian machines */
+		bool big_file = order == 1 ? !host_big() : host_big();
+		write_npy(path, big_file ? ">f2" : "<f2", false, "(256, 256)", order ? (void *)be : (void *)le,
+			  sizeof(le));
+		if (!ok(tensor_open(&t, path, &err) == 0, "all float16 values (%s order) open",
+			order ? "other" : "this")) {
+			diag("%s", err.buf);
+			continue;
+		}
+		tensor_read_f32(&t, 0, t.numel, f32);
+		tensor_read_f64(&t, 0, t.numel, f64);
+		for (unsigned i = 0; i < 65536; i++) {
+			float want = dtype_half_to_float((uint16_t)i);
+			if (memcmp(&f32[i], &want, 4) && same32) {
+				diag("0x%04x: %a, want %a", i, f32[i], want);
+				same32 = false;
+			}
+			if (!same_double(f64[i], want) && same64) {
+				diag("0x%04x as double: %a, want %a", i, f64[i], (double)want);
+				same64 = false;
+			}
+		}
+		ok(same32, "every float16 bit pattern converts to float as dtype_half_to_float does (%s order)",
+		   order ? "other" : "this");
+		ok(same64, "every float16 bit pattern converts to double exactly (%s order)", order ? "other" : "this");
+		tensor_close(&t);
+	}
+	strbuf_release(&err);
+}
+
+/* A Fortran-order big-endian array larger than the reader's chunk: gathering and swapping together. */
+static void check_fortran_swapped(void)
+{
+	enum { R = 37, C = 101 };
+	static int32_t data[R * C];
+	char path[128];
+	struct tensor t;
+	struct strbuf err = STRBUF_INIT;
+	for (int i = 0; i < R * C; i++) {
+		uint32_t v = (uint32_t)(i * 2654435761u);
+		unsigned char b[4] = { (unsigned char)(v >> 24), (unsigned char)(v >> 16), (unsigned char)(v >> 8),
+				       (unsigned char)v };
+		memcpy(&data[i], b, 4);
+	}
+	snprintf(path, sizeof(path), "%s/fortran.npy", tmpdir);
+	write_npy(path, ">i4", true, "(37, 101)", data, sizeof(data));
+	if (!ok(tensor_open(&t, path, &err) == 0, "a large Fortran-order big-endian array opens")) {
+		diag("%s", err.buf);
+		return;
+	}
+	ok(!t.contiguous && t.stride[0] == 1 && t.stride[1] == R, "it is column-major");
+	check_splits(&t, "fortran.npy");
+	tensor_close(&t);
+	strbuf_release(&err);
+}
+
+static void check_system_errors(void)
+{
+	struct tensor t;
+	struct strbuf err = STRBUF_INIT;
+	char path[128];
+	snprintf(path, sizeof(path), "%s/no-such-file.pt", tmpdir);
+	ok(tensor_open(&t, path, &err) == -1 && strstr(err.buf, "no-such-file.pt: No such file"),
+	   "a missing file is an error: %s", err.buf);
+	strbuf_reset(&err);
+	ok(tensor_open(&t, tmpdir, &err) == -1 && strstr(err.buf, ": not a regular file"),
+	   "a directory is an error: %s", err.buf);
+	strbuf_reset(&err);
+	snprintf(path, sizeof(path), "%s/empty", tmpdir);
+	spit(path, "", 0);
+	ok(tensor_open(&t, path, &err) == -1 && strstr(err.buf, "empty: empty file"), "an empty file is an error: %s",
+	   err.buf);
+	tensor_close(NULL);
+	strbuf_release(&err);
+}
+
+static void remove_tmpdir(void)
+{
+	static const char *const names[] = { "cut", "flip", "damage", "halves.npy", "fortran.npy", "empty" };
+	char path[128];
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
+		snprintf(path, sizeof(path), "%s/%s", tmpdir, names[i]);
+		unlink(path);
+	}
+	rmdir(tmpdir);
+}
+
+int main(void)
+{
+	static const char *const damaged[] = { "pt_float32.pt", "pt2_layout.pt", "pt_zip64.pt", "pt_deflated.pt",
+					       "pt_protocol4.pt", "pt2_big_f32.pt", "pt2_v3_uint32.pt",
+					       "pt2_from_type.pt", "npy_f32.npy", "npy_v3.npy" };
+	const char *tests = getenv("TESTS");
+	snprintf(corpus, sizeof(corpus), "%s/data/tensor", tests && *tests ? tests : "tests");
+	if (!mkdtemp(tmpdir)) {
+		printf("Bail out! cannot make a temporary directory\n");
+		return 2;
+	}
+	check_corpus();
+	check_system_errors();
+	check_all_halves();
+	check_fortran_swapped();
+	for (size_t i = 0; i < ARRAY_SIZE(damaged); i++) {
+		check_truncations(damaged[i]);
+		check_flips(damaged[i]);
+		check_random_damage(damaged[i], 300);
+	}
+	remove_tmpdir();
+	return done_testing();
+}
