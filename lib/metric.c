@@ -7,11 +7,14 @@
 #include "recscan.h"
 #include "stack.h"
 #include "strmap.h"
+#include "tensor.h"
+#include "tmetric.h"
 #include "xalloc.h"
 
 #include <math.h>
 #include <pthread.h>
 #include <time.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 struct batch;
@@ -26,6 +29,10 @@ struct item {
 	bool in_table;      /* a row of msprobe's table */
 	struct ms_row row;
 	struct verdict_result v;
+	struct tmetric *tm;       /* tensor mode: the tensors compared (prepare's arena), or NULL */
+	const char *tm_cells[TM_NCELLS];
+	const char *tensor_problem; /* why the tensors could not be compared by us, or NULL */
+	bool tm_compared;           /* both tensors were read and compared */
 };
 
 /*
@@ -304,11 +311,6 @@ static int decide_mode(struct metric_stream *m, const struct item *it, struct st
 		mode = MS_MODE_TENSOR;
 	else
 		mode = (tensor[0] ? md5[0] : md5[1]) ? MS_MODE_MD5 : MS_MODE_STATISTICS;
-	if (mode == MS_MODE_TENSOR) {
-		strbuf_addstr(err, "tensor-mode metrics are not implemented yet; --mode statistics compares the "
-				   "statistics the tensor dumps also carry");
-		return -1;
-	}
 	ms_table_init(&m->table, mode, false);
 	m->mode_known = true;
 	return 1;
@@ -370,6 +372,120 @@ bad:
 	return -1;
 }
 
+/* ---- tensors ----------------------------------------------------------------- */
+
+/* The leaf's tensor file ("data", made by probe-flatten from the dump's place), or NULL. */
+static const char *tensor_path(const struct leafrec *r, struct arena *a)
+{
+	struct strbuf sb = STRBUF_INIT;
+	const char *path = NULL;
+	if (r->f[LF_DATA].kind == SPAN_STRING && span_string(&r->f[LF_DATA], &sb) == 0 && sb.len)
+		path = arena_memdupz(a, sb.buf, sb.len);
+	strbuf_release(&sb);
+	return path;
+}
+
+/*
+ * msprobe's file checker before torch.load: a regular file under 10 GiB
+ * named *.pt, whose resolved path is at most 4096 characters of
+ * [a-zA-Z0-9_.:/-] with a base name of at most 255.
+ */
+static bool msprobe_would_read(const char *path)
+{
+	char *real = realpath(path, NULL);
+	const char *base;
+	bool ok = real != NULL;
+	struct stat st;
+	if (ok) {
+		size_t n = strlen(real);
+		base = strrchr(real, '/');
+		base = base ? base + 1 : real;
+		ok = n <= 4096 && strlen(base) <= 255 && n >= 3 && !strcmp(real + n - 3, ".pt") &&
+		     strspn(real, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.:/-") == n &&
+		     !stat(real, &st) && S_ISREG(st.st_mode) && st.st_size < ((off_t)10 << 30);
+	}
+	free(real);
+	return ok;
+}
+
+static const char *arena_printf(struct arena *a, const char *fmt, const char *x, const char *y)
+{
+	struct strbuf sb = STRBUF_INIT;
+	const char *res;
+	strbuf_addf(&sb, fmt, x, y);
+	res = arena_memdupz(a, sb.buf, sb.len);
+	strbuf_release(&sb);
+	return res;
+}
+
+/* Both tensor files read and compared (ours), and msprobe's cells as msprobe gets them. */
+static void prepare_tensors(const struct metric_stream *m, struct item *it, struct arena *a)
+{
+	const struct tm_band band = { m->opts.band.rtol, m->opts.band.atol, 0 };
+	const char *tp = tensor_path(&it->t, a), *gp = it->has_g ? tensor_path(&it->g, a) : NULL;
+	struct tensor tt, tg;
+	struct strbuf err = STRBUF_INIT;
+	const char *ms_note = NULL;
+	bool t_open = false, g_open = false;
+
+	it->tm = arena_alloc(a, sizeof(*it->tm));
+	tmetric_unsupported(it->tm, "");
+	if (!tp || (it->has_g && !gp)) {
+		it->tensor_problem = "no tensor file named in the record";
+	} else if (!it->has_g) {
+		/* unmatched: nothing to compare */
+	} else {
+		t_open = tensor_open(&tt, tp, &err) == 0;
+		g_open = t_open && tensor_open(&tg, gp, &err) == 0;
+		if (!g_open)
+			it->tensor_problem = arena_memdupz(a, err.buf, err.len);
+	}
+	if (g_open)
+		tmetric_compare(&tt, &tg, &band, it->tm);
+
+	/* msprobe's view of the same row (msprobe-compare.md section 6, steps 1-2) */
+	if (!strcmp(it->row.t.data_name, "-1"))
+		ms_note = "NPU does not have data file.";
+	else if (it->row.matched && !strcmp(it->row.g.data_name, "-1"))
+		ms_note = "Bench does not have data file.";
+	else if (!it->row.matched)
+		ms_note = "Bench api/module unmatched.";
+	else if (!g_open || !msprobe_would_read(tp) || !msprobe_would_read(gp))
+		ms_note = arena_printf(a, "Dump file: %s or %s not found or read failed.", it->row.t.data_name,
+				       it->row.g.data_name);
+	if (ms_note) {
+		struct tmetric keep = *it->tm;
+		tmetric_unsupported(it->tm, ms_note);
+		/* ours stays what the bytes said */
+		it->tm->comparable = keep.comparable;
+		it->tm->same = keep.same;
+		it->tm->ndiff = keep.ndiff;
+		it->tm->first_diff = keep.first_diff;
+		it->tm->max_ulp = keep.max_ulp;
+		it->tm->max_abs = keep.max_abs;
+		it->tm->t_hash = keep.t_hash;
+		it->tm->g_hash = keep.g_hash;
+		it->tm->nbeyond = keep.nbeyond;
+	}
+	for (int i = 0; i < TM_NCELLS; i++)
+		it->tm_cells[i] = it->tm->cell[i];
+	it->row.tensor_cells = it->tm_cells;
+	it->tm_compared = g_open;
+	if (t_open)
+		tensor_close(&tt);
+	if (g_open)
+		tensor_close(&tg);
+	strbuf_release(&err);
+}
+
+/* Does this pair go through tensor comparison: a tensor leaf of a tensor dump, unless --mode says otherwise. */
+static bool wants_tensors(const struct metric_stream *m, const struct item *it)
+{
+	if (m->opts.force_mode && m->opts.mode != MS_MODE_TENSOR)
+		return false;
+	return it->has_t && span_str_eq(&it->t.f[LF_TASK], "tensor", 6) && ms_kind_of(&it->t) == MS_TENSOR;
+}
+
 /* msprobe's cells and our verdict for a parsed pair; allocations from a. */
 static int prepare_item(const struct metric_stream *m, struct item *it, struct arena *a, struct strbuf *err)
 {
@@ -386,7 +502,11 @@ static int prepare_item(const struct metric_stream *m, struct item *it, struct a
 		}
 		it->row.matched = matched;
 	}
+	if (it->in_table && wants_tensors(m, it))
+		prepare_tensors(m, it, a);
 	verdict_pair(it->has_t ? &it->t : NULL, it->has_g ? &it->g : NULL, &m->opts.band, &it->v);
+	if (it->tm_compared || it->tensor_problem)
+		verdict_tensor(&it->v, it->tm_compared ? it->tm : NULL, it->tensor_problem);
 	return 0;
 }
 
@@ -419,7 +539,44 @@ static bool span_number(const struct span *s, double *out)
 	return true;
 }
 
-/* Our numbers: per statistic, the absolute and relative difference; the md5 match. */
+/* Ours for two tensor files: whether their bytes are the same, and how far apart they are. */
+static void add_tensor_metrics(struct strbuf *out, const struct item *it)
+{
+	const struct tmetric *tm = it->tm;
+	char hex[17];
+	strbuf_addstr(out, "\"tensor\":{");
+	if (!it->tm_compared) {
+		strbuf_addstr(out, "\"compared\":false,\"problem\":");
+		jsonw_str(out, it->tensor_problem ? it->tensor_problem : "no golden tensor");
+		strbuf_addch(out, '}');
+		return;
+	}
+	strbuf_addf(out, "\"compared\":true,\"comparable\":%s,\"same\":%s", tm->comparable ? "true" : "false",
+		    tm->same ? "true" : "false");
+	if (tm->comparable) {
+		strbuf_addf(out, ",\"elements\":%lld,\"differ\":%lld,\"beyond_band\":%lld,\"first_diff\":",
+			    (long long)tm->numel, (long long)tm->ndiff, (long long)tm->nbeyond);
+		if (tm->first_diff < 0)
+			strbuf_addstr(out, "null");
+		else
+			strbuf_addf(out, "%lld", (long long)tm->first_diff);
+		strbuf_addstr(out, ",\"max_ulp\":");
+		add_number_or_null(out, tm->max_ulp);
+		strbuf_addstr(out, ",\"max_abs\":");
+		add_number_or_null(out, tm->max_abs);
+	}
+	snprintf(hex, sizeof(hex), "%016llx", (unsigned long long)tm->t_hash);
+	strbuf_addf(out, ",\"t_xxh3\":\"%s\"", hex);
+	snprintf(hex, sizeof(hex), "%016llx", (unsigned long long)tm->g_hash);
+	strbuf_addf(out, ",\"g_xxh3\":\"%s\"", hex);
+	if (tm->notes[0]) {
+		strbuf_addstr(out, ",\"msprobe_notes\":");
+		jsonw_str(out, tm->notes);
+	}
+	strbuf_addch(out, '}');
+}
+
+/* Our numbers: per statistic, the absolute and relative difference; the md5 match; the tensors. */
 static void add_metrics(struct strbuf *out, const struct item *it)
 {
 	static const char *const names[] = { "max", "min", "mean", "norm" };
@@ -441,9 +598,16 @@ static void add_metrics(struct strbuf *out, const struct item *it)
 		strbuf_addch(out, '}');
 		first = false;
 	}
-	if (it->t.f[LF_MD5].kind == SPAN_STRING && it->g.f[LF_MD5].kind == SPAN_STRING)
+	if (it->t.f[LF_MD5].kind == SPAN_STRING && it->g.f[LF_MD5].kind == SPAN_STRING) {
 		strbuf_addf(out, "%s\"md5_match\":%s", first ? "" : ",",
 			    span_same(&it->t.f[LF_MD5], &it->g.f[LF_MD5]) ? "true" : "false");
+		first = false;
+	}
+	if (it->tm) {
+		if (!first)
+			strbuf_addch(out, ',');
+		add_tensor_metrics(out, it);
+	}
 	strbuf_addch(out, '}');
 }
 
@@ -460,7 +624,7 @@ static void add_msprobe(struct strbuf *out, const struct metric_stream *m, const
 	strbuf_addstr(out, "{\"mode\":");
 	jsonw_str(out, ms_mode_name(m->table.mode));
 	strbuf_addstr(out, ",\"result\":");
-	jsonw_str(out, r->cells[m->table.mode == MS_MODE_MD5 ? 11 : 25]);
+	jsonw_str(out, r->cells[ms_result_col(&m->table)]);
 	strbuf_addstr(out, ",\"err_message\":");
 	strbuf_addstr(out, r->err_message);
 	/* the metric cells: what lies between the 8 leading columns and Requires_grad Consistent */
@@ -526,6 +690,7 @@ static void count(struct metric_stream *m, const struct item *it)
 	case VERDICT_DIFF: m->stats.diff++; break;
 	case VERDICT_UNMATCHED: m->stats.unmatched++; break;
 	case VERDICT_GOLDEN_ONLY: m->stats.golden_only++; break;
+	case VERDICT_UNREADABLE: m->stats.unreadable++; break;
 	}
 	if (it->in_table) {
 		m->stats.rows++;

@@ -53,7 +53,7 @@ struct metric_options {
 };
 
 struct metric_stats {
-	uint64_t pairs, rows, same, diff, unmatched, golden_only;
+	uint64_t pairs, rows, same, diff, unmatched, golden_only, unreadable;
 	uint64_t pass, warning, error;
 };
 

@@ -33,12 +33,27 @@ static const char *const statistics_header[] = {
 	"MeanRelativeErr", "NormRelativeErr", STATS, TAIL, "NPU_Stack_Info",
 };
 static const char *const md5_header[] = { PREFIX, "NPU MD5", "BENCH MD5", TAIL, "NPU_Stack_Info" };
-static const char *const tensor_header[] = {
-	PREFIX, "Cosine", "EucDist", "MaxAbsErr", "MaxRelativeErr", "One Thousandth Err Ratio",
-	"Five Thousandths Err Ratio", STATS, TAIL, "NPU_Stack_Info", "Data_name",
-};
+#define TENSOR_METRICS "Cosine", "EucDist", "MaxAbsErr", "MaxRelativeErr", "One Thousandth Err Ratio", \
+	"Five Thousandths Err Ratio"
+static const char *const tensor_header[] = { PREFIX, TENSOR_METRICS, STATS, TAIL, "NPU_Stack_Info", "Data_name" };
+static const char *const tensor_header_nostack[] = { PREFIX, TENSOR_METRICS, STATS, TAIL, "Data_name" };
 
 enum { C_NPU_NAME, C_BENCH_NAME, C_NPU_DTYPE, C_BENCH_DTYPE, C_NPU_SHAPE, C_BENCH_SHAPE, C_NPU_RG, C_BENCH_RG };
+
+/* Where the statistics block and the Result column are. */
+static int stats_col(const struct ms_table *t)
+{
+	return t->mode == MS_MODE_TENSOR ? 14 : 16;
+}
+
+int ms_result_col(const struct ms_table *t)
+{
+	switch (t->mode) {
+	case MS_MODE_MD5: return 11;
+	case MS_MODE_TENSOR: return 23;
+	default: return 25;
+	}
+}
 
 const char *const *ms_header(const struct ms_table *t, size_t *n)
 {
@@ -47,7 +62,11 @@ const char *const *ms_header(const struct ms_table *t, size_t *n)
 		*n = ARRAY_SIZE(md5_header) - !t->stack_mode;
 		return md5_header;
 	case MS_MODE_TENSOR:
-		/* the stack column sits before Data_name; callers skip it when absent */
+		/* the stack column sits before Data_name */
+		if (!t->stack_mode) {
+			*n = ARRAY_SIZE(tensor_header_nostack);
+			return tensor_header_nostack;
+		}
 		*n = ARRAY_SIZE(tensor_header);
 		return tensor_header;
 	default:
@@ -635,6 +654,65 @@ static void check_relative_warn(struct ms_row **rows, size_t n, enum ignore ig)
 		raise_row(out, MS_WARNING, MSG_RELWARN);
 }
 
+/*
+ * ApiData.get_min_or_max_value over a tensor metric column: the numbers
+ * (text ending in '%' divided by 100), skipping every other text;
+ * `none`: the value when nothing qualifies (1.0 for a min).
+ */
+static double metric_min(struct ms_row **rows, size_t n, bool inputs, int col, double none)
+{
+	double m = none;
+	bool any = false;
+	for (size_t i = 0; i < n; i++) {
+		const char *v, *p;
+		char *end;
+		double x;
+		if (is_output_row(rows[i]) == inputs)
+			continue;
+		v = rows[i]->cells[col];
+		for (p = v; *p == ' '; p++)
+			;
+		if (!*p || !strcmp(p, "Nan") || !strcmp(p, "N/A"))
+			continue;
+		x = strtod(p, &end);
+		if (*end == '%' && !end[1])
+			x /= 100;
+		else if (*end || isnan(x))
+			continue; /* "unsupported", "shape unmatched", ... */
+		if (!any || x < m) /* Python min(): a NaN never replaces the current value */
+			m = x;
+		any = true;
+	}
+	return m;
+}
+
+static const char MSG_ONE_THOUSANDTH[] =
+	"error: The input/parameters of One Thousandth Err Ratio > 0.9 while the output < 0.6.";
+static const char MSG_COSINE_WARN[] =
+	"warning: The input/parameters of Cosine > 0.9, and input/parameters - output > 0.1";
+
+/* msprobe 26.0.0 tests the output against 0.1 although its message says 0.6. */
+static void check_one_thousandth(struct ms_row **rows, size_t n, enum ignore ig)
+{
+	struct ms_row *out = first_output(rows, n);
+	if (ig != NO_IGNORE || !out)
+		return;
+	if (metric_min(rows, n, true, 12, 1.0) > 0.9 && metric_min(rows, n, false, 12, 1.0) < 0.1)
+		raise_row(out, MS_ERROR, MSG_ONE_THOUSANDTH);
+}
+
+static void check_cosine_warn(struct ms_row **rows, size_t n, enum ignore ig)
+{
+	struct ms_row *out = first_output(rows, n);
+	double a, b;
+	if (ig != NO_IGNORE || !out)
+		return;
+	a = metric_min(rows, n, true, 8, 1.0);
+	b = metric_min(rows, n, false, 8, 1.0);
+	if (a > 0.9 && a - b > 0.1)
+		raise_row(out, MS_WARNING, MSG_COSINE_WARN);
+}
+
 static void check_crc(struct ms_row **rows, size_t n, enum ignore ig)
 {
 	for (size_t i = 0; i < n; i++) {
@@ -663,6 +741,8 @@ static void fill_prefix(const struct ms_row *r, const char **c)
 	c[C_BENCH_RG] = r->matched && r->g.req_grad ? r->g.req_grad : na_text;
 }
 
+static const char *data_name_cell(const struct ms_row *r, struct arena *a);
+
 static void fill_row(const struct ms_table *t, struct ms_row *r, struct arena *a)
 {
 	size_t n;
@@ -677,14 +757,44 @@ static void fill_row(const struct ms_table *t, struct ms_row *r, struct arena *a
 		c[13] = r->stack ? r->stack : na_text;
 		return;
 	}
-	for (int i = 0; i < 4; i++)
-		stat_diff(t, r, i, a, &c[8 + i], &c[12 + i]);
+	if (t->mode == MS_MODE_TENSOR) {
+		for (int i = 0; i < 6; i++)
+			c[8 + i] = r->tensor_cells && r->tensor_cells[i] ? r->tensor_cells[i] : "unsupported";
+	} else {
+		for (int i = 0; i < 4; i++)
+			stat_diff(t, r, i, a, &c[8 + i], &c[12 + i]);
+	}
+	int s = stats_col(t);
 	for (int i = 0; i < 8; i++) {
 		struct pyval tmp;
-		c[16 + i] = stat_cell(typed_stat(t, r, i, &tmp), a);
+		c[s + i] = stat_cell(typed_stat(t, r, i, &tmp), a);
 	}
-	c[24] = strcmp(c[C_NPU_RG], c[C_BENCH_RG]) ? "False" : "True";
-	c[27] = r->stack ? r->stack : na_text;
+	c[s + 8] = strcmp(c[C_NPU_RG], c[C_BENCH_RG]) ? "False" : "True";
+	if (t->mode != MS_MODE_TENSOR) {
+		c[27] = r->stack ? r->stack : na_text;
+		return;
+	}
+	if (t->stack_mode)
+		c[25] = r->stack ? r->stack : na_text;
+	c[t->stack_mode ? 26 : 25] = data_name_cell(r, a);
+}
+
+/* Data_name: the Python list of the two file names, 'N/A' for an unmatched golden side. */
+static const char *data_name_cell(const struct ms_row *r, struct arena *a)
+{
+	struct strbuf sb = STRBUF_INIT;
+	const char *res;
+	strbuf_addch(&sb, '[');
+	py_repr_string(&sb, r->t.data_name, strlen(r->t.data_name));
+	strbuf_addstr(&sb, ", ");
+	if (r->matched)
+		py_repr_string(&sb, r->g.data_name, strlen(r->g.data_name));
+	else
+		strbuf_addstr(&sb, "'N/A'");
+	strbuf_addch(&sb, ']');
+	res = arena_text(a, &sb);
+	strbuf_release(&sb);
+	return res;
 }
 
 static const char *level_name(enum ms_level l)
@@ -704,6 +814,14 @@ void ms_judge_group(const struct ms_table *t, struct ms_row **rows, size_t n, st
 	if (ig != ALL_IGNORE) {
 		if (t->mode == MS_MODE_MD5) {
 			check_crc(rows, n, ig);
+		} else if (t->mode == MS_MODE_TENSOR) {
+			check_inf_nan(t, rows, n, ig);
+			check_one_thousandth(rows, n, ig);
+			check_requires_grad(rows, n, ig);
+			check_parameters(t, rows, n, ig);
+			check_dtype(rows, n, ig);
+			check_shape(rows, n, ig);
+			check_cosine_warn(rows, n, ig);
 		} else {
 			check_inf_nan(t, rows, n, ig);
 			check_relative_err(rows, n, ig);
@@ -717,7 +835,7 @@ void ms_judge_group(const struct ms_table *t, struct ms_row **rows, size_t n, st
 	for (size_t i = 0; i < n; i++) {
 		struct ms_row *r = rows[i];
 		struct strbuf sb = STRBUF_INIT;
-		int res_col = t->mode == MS_MODE_MD5 ? 11 : 25;
+		int res_col = ms_result_col(t);
 		strbuf_addch(&sb, '[');
 		for (int k = 0; k < r->nmsgs; k++) {
 			if (k)

@@ -45,6 +45,7 @@ struct ms_row {
 	bool matched;            /* false: msprobe's Bench columns are N/A (no golden leaf, or the dtype gate) */
 	const char *stack;       /* NPU_Stack_Info text for this row ("N/A" when NULL) */
 	const char *stack_csv;   /* the same as a ready CSV cell (quoted), when the caller has it */
+	const char *const *tensor_cells; /* tensor mode: the six metric cells (tmetric.h), NULL: unsupported */
 
 	/* set by ms_judge_group() */
 	const char **cells;      /* the row's cells, in the order of ms_header() */
@@ -70,6 +71,8 @@ struct ms_table {
 
 void ms_table_init(struct ms_table *t, enum ms_mode mode, bool stack_mode);
 
+/* The index of the Result column in the current mode (Err_message follows it). */
+int ms_result_col(const struct ms_table *t);
 /* The header of the CSV, as msprobe writes it; *n receives the column count. */
 const char *const *ms_header(const struct ms_table *t, size_t *n);
 

@@ -10,6 +10,7 @@ const char *verdict_name(enum verdict v)
 	case VERDICT_DIFF: return "diff";
 	case VERDICT_UNMATCHED: return "unmatched";
 	case VERDICT_GOLDEN_ONLY: return "golden_only";
+	case VERDICT_UNREADABLE: return "unreadable";
 	}
 	return "?";
 }
@@ -116,4 +117,39 @@ void verdict_pair(const struct leafrec *t, const struct leafrec *g, const struct
 		add_span(&out->reason, b);
 	}
 	out->verdict = out->differs ? VERDICT_DIFF : VERDICT_SAME;
+}
+
+void verdict_tensor(struct verdict_result *out, const struct tmetric *tm, const char *problem)
+{
+	if (out->verdict == VERDICT_UNMATCHED || out->verdict == VERDICT_GOLDEN_ONLY)
+		return;
+	if (!tm) {
+		if (out->reason.len)
+			strbuf_addstr(&out->reason, "; ");
+		strbuf_addf(&out->reason, "tensor not compared: %s", problem ? problem : "no file");
+		if (out->verdict == VERDICT_SAME)
+			out->verdict = VERDICT_UNREADABLE;
+		return;
+	}
+	if (!tm->comparable || tm->same)
+		return; /* dtype or shape differ (already said), or the same bytes */
+	if (!tm->nbeyond) {
+		out->within_band |= 1u << LF_DATA;
+		return;
+	}
+	out->differs |= 1u << LF_DATA;
+	if (out->reason.len)
+		strbuf_addstr(&out->reason, "; ");
+	strbuf_addf(&out->reason, "tensor: %lld of %lld elements differ", (long long)tm->ndiff, (long long)tm->numel);
+	if (tm->nbeyond != tm->ndiff)
+		strbuf_addf(&out->reason, " (%lld beyond the band)", (long long)tm->nbeyond);
+	strbuf_addf(&out->reason, ", the first at index %lld, up to ", (long long)tm->first_diff);
+	if (isinf(tm->max_ulp))
+		strbuf_addstr(&out->reason, "a NaN against a number");
+	else {
+		pyfmt_double(&out->reason, tm->max_ulp);
+		strbuf_addstr(&out->reason, " ulp, max |t - g| ");
+		pyfmt_double(&out->reason, tm->max_abs);
+	}
+	out->verdict = VERDICT_DIFF;
 }

@@ -18,12 +18,14 @@
 
 #include "leafrec.h"
 #include "strbuf.h"
+#include "tmetric.h"
 
 enum verdict {
 	VERDICT_SAME,
 	VERDICT_DIFF,
 	VERDICT_UNMATCHED,   /* target leaf, no golden counterpart */
 	VERDICT_GOLDEN_ONLY, /* golden leaf, no target counterpart */
+	VERDICT_UNREADABLE,  /* the tensor files could not be compared (and nothing else differs) */
 };
 
 struct verdict_options {
@@ -38,6 +40,14 @@ struct verdict_result {
 };
 
 const char *verdict_name(enum verdict v);
+
+/*
+ * Tensor dumps: after verdict_pair(), the comparison of the element bytes
+ * (tm, NULL when the files could not be read: problem says why).  Elements
+ * that differ beyond the band make the pair "diff" (field "data"); a pair
+ * whose files could not be read is "unreadable" unless it already differs.
+ */
+void verdict_tensor(struct verdict_result *out, const struct tmetric *tm, const char *problem);
 
 /* t or g may be NULL (one side missing). */
 void verdict_pair(const struct leafrec *t, const struct leafrec *g, const struct verdict_options *opts,

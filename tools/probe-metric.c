@@ -14,7 +14,7 @@ enum { OPT_CSV = 256, OPT_MODE, OPT_RTOL, OPT_ATOL, OPT_NO_STACK, OPT_OUTPUT_DIR
 
 static const struct opt_spec options[] = {
 	{ OPT_CSV, 0, "csv", NULL, "write msprobe's compare_result CSV instead of metric records", NULL, 0 },
-	{ OPT_MODE, 0, "mode", "MODE", "force msprobe's mode instead of detecting it", "statistics|md5", 0 },
+	{ OPT_MODE, 0, "mode", "MODE", "force msprobe's mode instead of detecting it", "statistics|md5|tensor", 0 },
 	{ OPT_RTOL, 0, "rtol", "X", "our verdict: statistics within this relative tolerance agree", NULL, 0 },
 	{ OPT_ATOL, 0, "atol", "X", "our verdict: statistics within this absolute tolerance agree", NULL, 0 },
 	{ OPT_NO_STACK, 0, "no-stack", NULL, "leave out the NPU_Stack_Info column", NULL, 0 },
@@ -79,6 +79,8 @@ int main(int argc, char **argv)
 				mo.mode = MS_MODE_STATISTICS;
 			else if (!strcmp(arg, "md5"))
 				mo.mode = MS_MODE_MD5;
+			else if (!strcmp(arg, "tensor"))
+				mo.mode = MS_MODE_TENSOR;
 			else
 				opt_usage_error(&spec, "unknown --mode: %s", arg);
 			break;
@@ -143,10 +145,11 @@ int main(int argc, char **argv)
 	if (verbose) {
 		const struct metric_stats *s = metric_stats(m);
 		fprintf(stderr,
-			"probe-metric: %llu pairs: %llu same, %llu diff, %llu unmatched, %llu golden only; "
+			"probe-metric: %llu pairs: %llu same, %llu diff, %llu unmatched, %llu golden only, %llu unreadable; "
 			"msprobe: %llu rows, %llu pass, %llu warning, %llu error\n",
 			(unsigned long long)s->pairs, (unsigned long long)s->same, (unsigned long long)s->diff,
-			(unsigned long long)s->unmatched, (unsigned long long)s->golden_only, (unsigned long long)s->rows,
+			(unsigned long long)s->unmatched, (unsigned long long)s->golden_only,
+			(unsigned long long)s->unreadable, (unsigned long long)s->rows,
 			(unsigned long long)s->pass, (unsigned long long)s->warning, (unsigned long long)s->error);
 	}
 	line_reader_close(&lr);

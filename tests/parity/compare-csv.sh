@@ -20,3 +20,4 @@ check() { # name target golden expected
 }
 check msprobe-example msprobe-example/step1 msprobe-example/step0 msprobe-example/expected/compare_step1_vs_step0.csv
 check mlp-md5-mix mlp-md5-mix/target mlp-md5-mix/golden mlp-md5-mix/expected/compare_target_vs_golden.csv
+check mlp-tensor-mix mlp-tensor-mix/target mlp-tensor-mix/golden mlp-tensor-mix/expected/compare_target_vs_golden.csv

@@ -8,5 +8,7 @@ echo "nothing:"
 : | probe-metric; echo "status $?"
 echo "bad band:"
 probe-metric --rtol -1 < /dev/null; echo "status $?"
-echo "tensor dumps:"
-printf '{"key":"k","t":{"rank":0,"step":0,"seq":0,"entry":"e.0.forward","name":"e.0.forward.input.0","key":"k","type":"torch.Tensor","dtype":"torch.float32","shape":[1],"task":"tensor"},"g":null}\n' | probe-metric; echo "status $?"
+echo "tensor files that are not there: unreadable, and msprobe's unsupported"
+leaf='"entry":"e.0.forward","name":"e.0.forward.input.0","key":"k","type":"torch.Tensor","dtype":"torch.float32","shape":[2],"task":"tensor","data_name":"e.0.forward.input.0.pt"'
+printf '{"key":"k","t":{"rank":0,"step":0,"seq":0,%s,"data":"no/such.pt"},"g":{"rank":0,"step":0,"seq":0,%s,"data":"no/such/either.pt"}}\n' "$leaf" "$leaf" |
+	probe-metric | jq -c '{verdict, reason, msprobe: .msprobe.Cosine, tensor: .metrics.tensor}'; echo "status $?"

@@ -1,0 +1,568 @@
+#include "tmetric.h"
+#include "pyfmt.h"
+#include "xalloc.h"
+
+#include <float.h>
+#include <math.h>
+
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+#define CHUNK 4096
+
+/* ---- cells ------------------------------------------------------------------ */
+
+static void set_cell(struct tmetric *m, enum tm_cell c, const char *text)
+{
+	snprintf(m->cell[c], sizeof(m->cell[c]), "%s", text);
+}
+
+static void fill_cells(struct tmetric *m, const char *text)
+{
+	for (int c = 0; c < TM_NCELLS; c++)
+		set_cell(m, (enum tm_cell)c, text);
+}
+
+static void add_note(struct tmetric *m, const char *note)
+{
+	size_t used = strlen(m->notes);
+	snprintf(m->notes + used, sizeof(m->notes) - used, "%s", note);
+}
+
+/* A float cell as msprobe's CSV shows it: repr, " inf" / " -inf", "Nan". */
+static void set_number(struct tmetric *m, enum tm_cell c, double x)
+{
+	struct strbuf sb = STRBUF_INIT;
+	if (isnan(x))
+		strbuf_addstr(&sb, "Nan");
+	else if (isinf(x))
+		strbuf_addstr(&sb, x > 0 ? " inf" : " -inf");
+	else
+		pyfmt_double(&sb, x);
+	set_cell(m, c, sb.buf);
+	strbuf_release(&sb);
+}
+
+/* msprobe's format_value: float('{:.12f}'.format(x)); both steps correctly rounded, as printf/strtod are. */
+static double round_decimals(double x, int decimals)
+{
+	char buf[400];
+	if (!isfinite(x))
+		return x;
+	snprintf(buf, sizeof(buf), "%.*f", decimals, x);
+	return strtod(buf, NULL);
+}
+
+void tmetric_unsupported(struct tmetric *m, const char *note)
+{
+	memset(m, 0, sizeof(*m));
+	m->first_diff = -1;
+	m->max_abs = -1;
+	fill_cells(m, "unsupported");
+	add_note(m, note);
+}
+
+/* ---- dtypes as msprobe sees them -------------------------------------------- */
+
+/* torch.load -> numpy: bfloat16 and float8 become float32. */
+static enum dtype loaded_dtype(enum dtype d)
+{
+	return d == DT_BFLOAT16 || d == DT_FLOAT8_E4M3FN || d == DT_FLOAT8_E5M2 ? DT_FLOAT32 : d;
+}
+
+static bool is_float(enum dtype d)
+{
+	return dtype_info(d)->cls == DTC_FLOAT;
+}
+
+/* The working precision of the relative error: float32 unless a side is float64 or not a float. */
+static bool works_in_float32(enum dtype t, enum dtype g)
+{
+	t = loaded_dtype(t);
+	g = loaded_dtype(g);
+	return is_float(t) && is_float(g) && t != DT_FLOAT64 && g != DT_FLOAT64;
+}
+
+/* ---- shapes ----------------------------------------------------------------- */
+
+/* np.squeeze: the sizes that are not 1. */
+static int squeeze(const struct tensor *t, int64_t *out)
+{
+	int n = 0;
+	for (int i = 0; i < t->ndim; i++)
+		if (t->shape[i] != 1)
+			out[n++] = t->shape[i];
+	return n;
+}
+
+static bool same_shape(const int64_t *a, int na, const int64_t *b, int nb)
+{
+	return na == nb && !memcmp(a, b, (size_t)na * sizeof(*a));
+}
+
+/* ---- ours: the bytes -------------------------------------------------------- */
+
+static int64_t ordered(uint64_t bits, unsigned width)
+{
+	uint64_t sign = (uint64_t)1 << (width - 1);
+	int64_t mag = (int64_t)(bits & (sign - 1));
+	return bits & sign ? -mag : mag;
+}
+
+static bool float_bits_nan(uint64_t bits, enum dtype d)
+{
+	switch (d) {
+	case DT_FLOAT64: return (bits & 0x7FFFFFFFFFFFFFFFull) > 0x7FF0000000000000ull;
+	case DT_FLOAT32: case DT_COMPLEX64: return (bits & 0x7FFFFFFFu) > 0x7F800000u;
+	case DT_FLOAT16: return (bits & 0x7FFFu) > 0x7C00u;
+	case DT_BFLOAT16: return (bits & 0x7FFFu) > 0x7F80u;
+	case DT_FLOAT8_E4M3FN: return (bits & 0x7Fu) == 0x7Fu;
+	case DT_FLOAT8_E5M2: return (bits & 0x7Fu) > 0x7Cu;
+	default: return false;
+	}
+}
+
+static uint64_t load_bits(const unsigned char *p, unsigned size)
+{
+	uint64_t v = 0;
+	switch (size) {
+	case 1: return *p;
+	case 2: { uint16_t x; memcpy(&x, p, 2); return x; }
+	case 4: { uint32_t x; memcpy(&x, p, 4); return x; }
+	case 8: memcpy(&v, p, 8); return v;
+	}
+	return v;
+}
+
+/* Distance in ulps between two floats of a type, given as bits (inf: a NaN against a number). */
+static double float_ulps(uint64_t a, uint64_t b, enum dtype d, unsigned width)
+{
+	bool na = float_bits_nan(a, d), nb = float_bits_nan(b, d);
+	if (na || nb)
+		return na && nb ? 0 : INFINITY;
+	int64_t oa = ordered(a, width), ob = ordered(b, width);
+	return oa > ob ? (double)((uint64_t)oa - (uint64_t)ob) : (double)((uint64_t)ob - (uint64_t)oa);
+}
+
+/* One differing element: its distance in the dtype's own units. */
+static double element_ulps(const unsigned char *a, const unsigned char *b, enum dtype d)
+{
+	unsigned size = dtype_info(d)->size;
+	switch (dtype_info(d)->cls) {
+	case DTC_FLOAT:
+		return float_ulps(load_bits(a, size), load_bits(b, size), d, size * 8);
+	case DTC_COMPLEX: {
+		unsigned half = size / 2;
+		enum dtype part = d == DT_COMPLEX64 ? DT_FLOAT32 : DT_FLOAT64;
+		double re = float_ulps(load_bits(a, half), load_bits(b, half), part, half * 8);
+		double im = float_ulps(load_bits(a + half, half), load_bits(b + half, half), part, half * 8);
+		return re > im ? re : im;
+	}
+	default:
+		return fabs(dtype_to_double(d, a) - dtype_to_double(d, b));
+	}
+}
+
+static double element_abs(const unsigned char *a, const unsigned char *b, enum dtype d)
+{
+	double x = dtype_to_double(d, a), y = dtype_to_double(d, b);
+	if (isnan(x) != isnan(y))
+		return INFINITY;
+	if (isnan(x) || x == y)
+		return 0; /* equal infinities too */
+	return fabs(x - y);
+}
+
+static bool plain_bytes(const struct tensor *t)
+{
+	return t->contiguous && !t->swapped;
+}
+
+/* The element bytes of [start, start + n), in place when the tensor allows it, else copied into buf. */
+static const unsigned char *raw_chunk(const struct tensor *t, int64_t start, int64_t n, unsigned char *buf)
+{
+	if (plain_bytes(t))
+		return t->data + (size_t)start * dtype_info(t->dtype)->size;
+	tensor_read_raw(t, start, n, buf);
+	return buf;
+}
+
+static bool within_band(double ulps, const unsigned char *a, const unsigned char *b, enum dtype d,
+			const struct tm_band *band)
+{
+	if (!band)
+		return false;
+	if (band->ulps > 0 && ulps <= band->ulps)
+		return true;
+	if (band->rtol > 0 || band->atol > 0) {
+		double x = dtype_to_double(d, a), y = dtype_to_double(d, b);
+		if (!isfinite(x) || !isfinite(y))
+			return false; /* the same non-finite values do not differ; anything else never passes */
+		return fabs(x - y) <= band->atol + band->rtol * fabs(y);
+	}
+	return false;
+}
+
+static void compare_bytes(const struct tensor *t, const struct tensor *g, const struct tm_band *band,
+			  struct tmetric *m)
+{
+	unsigned size = dtype_info(t->dtype)->size;
+	unsigned char *bt = xmalloc((size_t)CHUNK * 16), *bg = xmalloc((size_t)CHUNK * 16);
+	XXH3_state_t *ht = XXH3_createState(), *hg = XXH3_createState();
+	bool comparable = m->comparable;
+
+	XXH3_64bits_reset(ht);
+	XXH3_64bits_reset(hg);
+	for (int64_t at = 0; at < t->numel || (!comparable && at < g->numel); at += CHUNK) {
+		int64_t nt = t->numel - at, ng = g->numel - at;
+		nt = nt < 0 ? 0 : nt > CHUNK ? CHUNK : nt;
+		ng = ng < 0 ? 0 : ng > CHUNK ? CHUNK : ng;
+		const unsigned char *pt = nt ? raw_chunk(t, at, nt, bt) : NULL;
+		const unsigned char *pg = ng ? raw_chunk(g, at, ng, bg) : NULL;
+		if (nt)
+			XXH3_64bits_update(ht, pt, (size_t)nt * dtype_info(t->dtype)->size);
+		if (ng)
+			XXH3_64bits_update(hg, pg, (size_t)ng * dtype_info(g->dtype)->size);
+		if (!comparable || !memcmp(pt, pg, (size_t)nt * size))
+			continue;
+		for (int64_t i = 0; i < nt; i++) {
+			const unsigned char *a = pt + (size_t)i * size, *b = pg + (size_t)i * size;
+			if (!memcmp(a, b, size))
+				continue;
+			if (m->first_diff < 0)
+				m->first_diff = at + i;
+			m->ndiff++;
+			double u = element_ulps(a, b, t->dtype), d = element_abs(a, b, t->dtype);
+			if (!within_band(u, a, b, t->dtype, band))
+				m->nbeyond++;
+			if (u > m->max_ulp)
+				m->max_ulp = u;
+			if (d > m->max_abs)
+				m->max_abs = d;
+		}
+	}
+	m->t_hash = XXH3_64bits_digest(ht);
+	m->g_hash = XXH3_64bits_digest(hg);
+	m->same = comparable && !m->ndiff;
+	XXH3_freeState(ht);
+	XXH3_freeState(hg);
+	free(bt);
+	free(bg);
+}
+
+/* ---- msprobe: 0-d tensors --------------------------------------------------- */
+
+/* numpy's promote_types for the two dtypes of a 0-d subtraction. */
+static enum dtype promote(enum dtype a, enum dtype b)
+{
+	const struct dtype_info *ia = dtype_info(a), *ib = dtype_info(b);
+	if (a == b)
+		return a;
+	if (ia->cls == DTC_BOOL)
+		return b;
+	if (ib->cls == DTC_BOOL)
+		return a;
+	if (ia->cls == DTC_COMPLEX || ib->cls == DTC_COMPLEX)
+		return DT_COMPLEX128;
+	if (ia->cls == DTC_FLOAT && ib->cls == DTC_FLOAT)
+		return ia->size >= ib->size ? a : b;
+	if (ia->cls == DTC_FLOAT || ib->cls == DTC_FLOAT) {
+		enum dtype f = ia->cls == DTC_FLOAT ? a : b, i = ia->cls == DTC_FLOAT ? b : a;
+		unsigned need = dtype_info(i)->size * 2; /* a float that holds every value of the integer type */
+		if (dtype_info(f)->size >= need)
+			return f;
+		return need <= 2 ? DT_FLOAT16 : need <= 4 ? DT_FLOAT32 : DT_FLOAT64;
+	}
+	/* two integers */
+	if (ia->cls == ib->cls)
+		return ia->size >= ib->size ? a : b;
+	{
+		enum dtype s = ia->cls == DTC_SIGNED ? a : b, u = ia->cls == DTC_SIGNED ? b : a;
+		unsigned need = dtype_info(u)->size * 2;
+		if (dtype_info(s)->size >= need)
+			return s;
+		return need <= 2 ? DT_INT16 : need <= 4 ? DT_INT32 : need <= 8 ? DT_INT64 : DT_FLOAT64;
+	}
+}
+
+/* |a - b| computed in dtype d as numpy does for 0-d arrays: integers wrap, float16 rounds to half. */
+static double native_abs_diff(double a, double b, enum dtype d)
+{
+	switch (d) {
+	case DT_UINT8: return (uint8_t)((uint8_t)a - (uint8_t)b);
+	case DT_UINT16: return (uint16_t)((uint16_t)a - (uint16_t)b);
+	case DT_UINT32: return (uint32_t)((uint32_t)a - (uint32_t)b);
+	case DT_UINT64: return (double)((uint64_t)a - (uint64_t)b);
+	case DT_INT8: { int8_t r = (int8_t)(uint8_t)((uint8_t)(int8_t)a - (uint8_t)(int8_t)b); return r < 0 ? -(double)r : r; }
+	case DT_INT16: { int16_t r = (int16_t)(uint16_t)((uint16_t)(int16_t)a - (uint16_t)(int16_t)b); return r < 0 ? -(double)r : r; }
+	case DT_INT32: { int32_t r = (int32_t)((uint32_t)(int32_t)a - (uint32_t)(int32_t)b); return r < 0 ? -(double)r : r; }
+	case DT_INT64: { int64_t r = (int64_t)((uint64_t)(int64_t)a - (uint64_t)(int64_t)b); return r < 0 ? -(double)r : (double)r; }
+	case DT_FLOAT16: return fabsf(dtype_half_to_float(dtype_float_to_half((float)a - (float)b)));
+	case DT_FLOAT32: return fabsf((float)a - (float)b);
+	default: return fabs(a - b);
+	}
+}
+
+/* The single element of a tensor whose squeezed shape is empty. */
+static void read_scalar(const struct tensor *t, double *v, double *imag)
+{
+	unsigned char raw[16];
+	tensor_read_raw(t, 0, 1, raw);
+	*v = dtype_to_double(t->dtype, raw);
+	*imag = 0;
+	if (t->dtype == DT_COMPLEX64) {
+		float im;
+		memcpy(&im, raw + 4, 4);
+		*imag = im;
+	} else if (t->dtype == DT_COMPLEX128) {
+		memcpy(imag, raw + 8, 8);
+	}
+}
+
+static void zero_d(const struct tensor *t, const struct tensor *g, struct tmetric *m)
+{
+	enum dtype dt = loaded_dtype(t->dtype), dg = loaded_dtype(g->dtype);
+	double a, b, ai, bi, abs_diff, re;
+
+	add_note(m, "This is type of 0-d tensor, can not calculate 'Cosine', 'EucDist', 'One Thousandth Err Ratio' "
+		    "and 'Five Thousandths Err Ratio'. ");
+	set_cell(m, TM_COSINE, "unsupported");
+	set_cell(m, TM_EUC, "unsupported");
+	set_cell(m, TM_ONE_THOUSANDTH, "unsupported");
+	set_cell(m, TM_FIVE_THOUSANDTHS, "unsupported");
+	read_scalar(t, &a, &ai);
+	read_scalar(g, &b, &bi);
+
+	/* MaxAbsErr: in the arrays' own (promoted) dtype; bool arrays were made float64 */
+	enum dtype d = promote(dt == DT_BOOL ? DT_FLOAT64 : dt, dg == DT_BOOL ? DT_FLOAT64 : dg);
+	if (dtype_info(d)->cls == DTC_COMPLEX)
+		abs_diff = hypot(a - b, ai - bi);
+	else
+		abs_diff = native_abs_diff(a, b, d);
+	if (isnan(abs_diff)) {
+		set_cell(m, TM_MAX_ABS, "Nan");
+		add_note(m, "Cannot compare by MaxAbsError, the data contains nan/inf/-inf in dump data.");
+	} else {
+		set_number(m, TM_MAX_ABS, round_decimals(abs_diff, 12));
+	}
+
+	/* MaxRelativeErr: numpy 1.x casts 0-d values to float32 when they fit */
+	if ((isfinite(a) && fabs(a) > FLT_MAX) || (isfinite(b) && fabs(b) > FLT_MAX)) {
+		if (b == 0) {
+			a += DBL_EPSILON;
+			b += DBL_EPSILON;
+		}
+		re = fabs((a - b) / b);
+	} else {
+		float af = (float)a, bf = (float)b;
+		if (bf == 0) {
+			af += FLT_EPSILON;
+			bf += FLT_EPSILON;
+		}
+		re = fabsf((af - bf) / bf);
+	}
+	if (isnan(re)) {
+		set_cell(m, TM_MAX_REL, "Nan");
+		add_note(m, "Cannot compare by MaxRelativeError, the data contains nan/inf/-inf in dump data.");
+	} else {
+		set_number(m, TM_MAX_REL, round_decimals(re, 12));
+	}
+}
+
+/* ---- msprobe: tensors of one or more dimensions ----------------------------- */
+
+struct sums {
+	double dot, nn, gg, dd, max_abs;
+	double max_rel;         /* in the working precision, widened */
+	bool rel_nan;
+	int64_t below_1e3, below_5e3;
+	bool position_mismatch; /* nan/inf where the other side has none, or of another kind */
+};
+
+/* One element pair; nan/inf at the same kind of position on both sides count as 0 on both. */
+static inline bool zero_nonfinite(double *a, double *b, struct sums *s)
+{
+	if (isfinite(*a) && isfinite(*b))
+		return false;
+	if (isinf(*a) != isinf(*b) || isnan(*a) != isnan(*b)) {
+		s->position_mismatch = true;
+		return false;
+	}
+	*a = *b = 0;
+	return true;
+}
+
+static void accumulate_f32(const double *a64, const double *b64, const float *a32, const float *b32, int64_t n,
+			   struct sums *s)
+{
+	const float t1 = 0.001f, t5 = 0.005f;
+	for (int64_t i = 0; i < n; i++) {
+		double a = a64[i], b = b64[i];
+		float af = a32[i], bf = b32[i];
+		if (zero_nonfinite(&a, &b, s))
+			af = bf = 0;
+		s->dot += a * b;
+		s->nn += a * a;
+		s->gg += b * b;
+		double d = a - b;
+		s->dd += d * d;
+		if (fabs(d) > s->max_abs)
+			s->max_abs = fabs(d);
+		if (bf == 0) {
+			af += FLT_EPSILON;
+			bf += FLT_EPSILON;
+		}
+		float re = fabsf((af - bf) / bf);
+		if (isnan(re))
+			s->rel_nan = true;
+		else if (re > s->max_rel)
+			s->max_rel = re;
+		s->below_1e3 += re < t1;
+		s->below_5e3 += re < t5;
+	}
+}
+
+static void accumulate_f64(const double *a64, const double *b64, int64_t n, struct sums *s)
+{
+	for (int64_t i = 0; i < n; i++) {
+		double a = a64[i], b = b64[i];
+		zero_nonfinite(&a, &b, s);
+		s->dot += a * b;
+		s->nn += a * a;
+		s->gg += b * b;
+		double d = a - b;
+		s->dd += d * d;
+		if (fabs(d) > s->max_abs)
+			s->max_abs = fabs(d);
+		double ra = a, rb = b;
+		if (rb == 0) {
+			ra += DBL_EPSILON;
+			rb += DBL_EPSILON;
+		}
+		double re = fabs((ra - rb) / rb);
+		if (isnan(re))
+			s->rel_nan = true;
+		else if (re > s->max_rel)
+			s->max_rel = re;
+		s->below_1e3 += re < 0.001;
+		s->below_5e3 += re < 0.005;
+	}
+}
+
+static void cosine_cell(const struct sums *s, struct tmetric *m)
+{
+	double na = sqrt(s->nn), nb = sqrt(s->gg), cos;
+	if (na <= DBL_EPSILON && nb <= DBL_EPSILON) {
+		set_cell(m, TM_COSINE, "1.0");
+		return;
+	}
+	if (na <= DBL_EPSILON || nb <= DBL_EPSILON) {
+		set_cell(m, TM_COSINE, "Nan");
+		add_note(m, na <= DBL_EPSILON
+				    ? "Cannot compare by Cosine Similarity, All the data is Zero in npu dump data."
+				    : "Cannot compare by Cosine Similarity, All the data is Zero in Bench dump data.");
+		return;
+	}
+	cos = s->dot / (na * nb);
+	if (isnan(cos)) {
+		set_cell(m, TM_COSINE, "Nan");
+		add_note(m, "Cannot compare by Cosine Similarity, the dump data has NaN.");
+		return;
+	}
+	cos = round_decimals(cos, 12);
+	if (cos > 0.9999)
+		cos = round_decimals(cos, 6);
+	set_number(m, TM_COSINE, cos);
+}
+
+static void tensors(const struct tensor *t, const struct tensor *g, struct tmetric *m)
+{
+	bool f32 = works_in_float32(t->dtype, g->dtype);
+	double *a64 = xmalloc(CHUNK * sizeof(double)), *b64 = xmalloc(CHUNK * sizeof(double));
+	float *a32 = f32 ? xmalloc(CHUNK * sizeof(float)) : NULL, *b32 = f32 ? xmalloc(CHUNK * sizeof(float)) : NULL;
+	struct sums s = { 0 };
+
+	for (int64_t at = 0; at < t->numel && !s.position_mismatch; at += CHUNK) {
+		int64_t n = t->numel - at < CHUNK ? t->numel - at : CHUNK;
+		tensor_read_f64(t, at, n, a64);
+		tensor_read_f64(g, at, n, b64);
+		if (f32) {
+			tensor_read_f32(t, at, n, a32);
+			tensor_read_f32(g, at, n, b32);
+			accumulate_f32(a64, b64, a32, b32, n, &s);
+		} else {
+			accumulate_f64(a64, b64, n, &s);
+		}
+	}
+	free(a64);
+	free(b64);
+	free(a32);
+	free(b32);
+	if (s.position_mismatch) {
+		fill_cells(m, "N/A");
+		add_note(m, "The position of inf or nan in NPU and bench Tensor do not match.");
+		return;
+	}
+	if (loaded_dtype(t->dtype) != loaded_dtype(g->dtype))
+		add_note(m, "Dtype of NPU and bench tensor do not match.");
+	cosine_cell(&s, m);
+	set_number(m, TM_EUC, sqrt(s.dd));
+	set_number(m, TM_MAX_ABS, round_decimals(s.max_abs, 12));
+	if (s.rel_nan) {
+		set_cell(m, TM_MAX_REL, "Nan");
+		add_note(m, "Cannot compare by MaxRelativeError, the data contains nan/inf/-inf in dump data.");
+	} else {
+		set_number(m, TM_MAX_REL, round_decimals(s.max_rel, 12));
+	}
+	set_number(m, TM_ONE_THOUSANDTH, round_decimals((double)s.below_1e3 / (double)t->numel, 12));
+	set_number(m, TM_FIVE_THOUSANDTHS, round_decimals((double)s.below_5e3 / (double)t->numel, 12));
+}
+
+/* What msprobe gets for two identical tensors of a type whose sums cannot overflow a double. */
+static bool identical_shortcut(const struct tensor *t, struct tmetric *m)
+{
+	if (!m->same || t->dtype == DT_FLOAT64 || t->dtype == DT_COMPLEX128 || t->dtype == DT_COMPLEX64)
+		return false;
+	set_cell(m, TM_COSINE, "1.0");
+	set_cell(m, TM_EUC, "0.0");
+	set_cell(m, TM_MAX_ABS, "0.0");
+	set_cell(m, TM_MAX_REL, "0.0");
+	set_cell(m, TM_ONE_THOUSANDTH, "1.0");
+	set_cell(m, TM_FIVE_THOUSANDTHS, "1.0");
+	return true;
+}
+
+void tmetric_compare(const struct tensor *t, const struct tensor *g, const struct tm_band *band, struct tmetric *m)
+{
+	int64_t st[TENSOR_MAX_DIMS], sg[TENSOR_MAX_DIMS];
+	int nt, ng;
+
+	memset(m, 0, sizeof(*m));
+	m->first_diff = -1;
+	m->max_abs = -1;
+	m->numel = t->numel;
+	m->comparable = t->dtype == g->dtype && same_shape(t->shape, t->ndim, g->shape, g->ndim);
+	if (m->comparable)
+		m->max_abs = 0;
+	compare_bytes(t, g, band, m);
+
+	if (t->numel == 0) {
+		fill_cells(m, "unsupported");
+		add_note(m, "This is empty data, can not compare.");
+		return;
+	}
+	nt = squeeze(t, st);
+	ng = squeeze(g, sg);
+	if (!same_shape(st, nt, sg, ng)) {
+		fill_cells(m, "shape unmatched");
+		add_note(m, "Shape of NPU and bench tensor do not match. Skipped.");
+		return;
+	}
+	if (nt == 0) {
+		zero_d(t, g, m);
+		return;
+	}
+	if (identical_shortcut(t, m))
+		return;
+	tensors(t, g, m);
+}

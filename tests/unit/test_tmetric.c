@@ -1,0 +1,170 @@
+/*
+ * msprobe's tensor metrics (tmetric.h) on small in-memory tensors, against
+ * the outputs msprobe 26.0.0 printed for them (msprobe-compare.md sections
+ * 6 and 11.2, marked verified there), and our bitwise comparison.
+ */
+#include "tap.h"
+#include "../../lib/tmetric.h"
+
+#include <math.h>
+
+/* A contiguous in-memory tensor over `data` (not owned). */
+static struct tensor mem(enum dtype d, const void *data, int ndim, const int64_t *shape)
+{
+	struct tensor t;
+	int64_t stride = 1;
+	memset(&t, 0, sizeof(t));
+	t.dtype = d;
+	t.ndim = ndim;
+	t.numel = 1;
+	for (int i = ndim - 1; i >= 0; i--) {
+		t.shape[i] = shape[i];
+		t.stride[i] = stride;
+		stride *= shape[i];
+		t.numel *= shape[i];
+	}
+	t.data = t.numel ? data : NULL;
+	t.contiguous = true;
+	return t;
+}
+
+static void cells_are(const struct tmetric *m, const char *const want[TM_NCELLS], const char *what)
+{
+	static const char *const names[TM_NCELLS] = { "Cosine", "EucDist", "MaxAbsErr", "MaxRelativeErr",
+						     "One Thousandth", "Five Thousandths" };
+	for (int i = 0; i < TM_NCELLS; i++) {
+		char label[160];
+		snprintf(label, sizeof(label), "%s: %s", what, names[i]);
+		is_str(m->cell[i], want[i], label);
+	}
+}
+
+static void msprobe_examples(void)
+{
+	struct tmetric m;
+	{
+		/* section 6: nan/inf at the same places are zeroed; 0 in the golden takes eps */
+		float t[] = { 1, 0.5f, NAN, INFINITY, 2.0001f }, g[] = { 1, 0, NAN, INFINITY, 2 };
+		int64_t s[] = { 5 };
+		struct tensor a = mem(DT_FLOAT32, t, 1, s), b = mem(DT_FLOAT32, g, 1, s);
+		static const char *const want[] = { "0.975901929607", "0.5000000099794873", "0.5", "4194304.0", "0.8", "0.8" };
+		tmetric_compare(&a, &b, NULL, &m);
+		cells_are(&m, want, "float32 with nan/inf at the same places");
+		is_int(m.ndiff, 2, "ours: 2 elements differ");
+		is_int(m.first_diff, 1, "ours: the first at index 1");
+	}
+	{
+		bool t[] = { true, false }, g[] = { true, false };
+		int64_t s[] = { 2 };
+		struct tensor a = mem(DT_BOOL, t, 1, s), b = mem(DT_BOOL, g, 1, s);
+		static const char *const want[] = { "1.0", "0.0", "0.0", "0.0", "1.0", "1.0" };
+		tmetric_compare(&a, &b, NULL, &m);
+		cells_are(&m, want, "bool");
+		ok(m.same, "ours: the same bytes");
+	}
+	{
+		float t[] = { 1e-20f, 0 }, g[] = { 0, 0 };
+		int64_t s[] = { 2 };
+		struct tensor a = mem(DT_FLOAT32, t, 1, s), b = mem(DT_FLOAT32, g, 1, s);
+		tmetric_compare(&a, &b, NULL, &m);
+		is_str(m.cell[TM_COSINE], "1.0", "both norms below eps: Cosine 1.0");
+	}
+	{
+		int64_t t = 3, g = 5;
+		struct tensor a = mem(DT_INT64, &t, 0, NULL), b = mem(DT_INT64, &g, 0, NULL);
+		tmetric_compare(&a, &b, NULL, &m);
+		is_str(m.cell[TM_MAX_REL], "0.40000000596", "0-d int64 3 vs 5: float32 relative error");
+		is_str(m.cell[TM_COSINE], "unsupported", "0-d: no Cosine");
+	}
+	{
+		uint8_t t = 3, g = 5;
+		struct tensor a = mem(DT_UINT8, &t, 0, NULL), b = mem(DT_UINT8, &g, 0, NULL);
+		tmetric_compare(&a, &b, NULL, &m);
+		is_str(m.cell[TM_MAX_ABS], "254.0", "0-d uint8 3 - 5 wraps");
+	}
+	{
+		/* section 11.2: torch.mul outputs */
+		float t[] = { 2, 4, 6, 8.01f }, g[] = { 2, 4, 6, 8 };
+		int64_t s[] = { 2, 2 };
+		struct tensor a = mem(DT_FLOAT32, t, 2, s), b = mem(DT_FLOAT32, g, 2, s);
+		static const char *const want[] = { "1.0", "0.010000228881835938", "0.010000228882", "0.00125002861", "0.75",
+						    "1.0" };
+		tmetric_compare(&a, &b, NULL, &m);
+		cells_are(&m, want, "section 11.2 output.0");
+	}
+	{
+		float t = 10.0f, g = 10.5f;
+		struct tensor a = mem(DT_FLOAT32, &t, 0, NULL), b = mem(DT_FLOAT32, &g, 0, NULL);
+		static const char *const want[] = { "unsupported", "unsupported", "0.5", "0.047619048506", "unsupported",
+						    "unsupported" };
+		tmetric_compare(&a, &b, NULL, &m);
+		cells_are(&m, want, "section 11.2 output.1 (0-d)");
+	}
+	{
+		/* a [1, 4] tensor against a [4] one: squeezed, they compare */
+		float t[] = { 1, 2, 3, 4 }, g[] = { 1, 2, 3, 4 };
+		int64_t s1[] = { 1, 4 }, s2[] = { 4 };
+		struct tensor a = mem(DT_FLOAT32, t, 2, s1), b = mem(DT_FLOAT32, g, 1, s2);
+		tmetric_compare(&a, &b, NULL, &m);
+		is_str(m.cell[TM_COSINE], "1.0", "squeeze: [1, 4] vs [4] compare");
+		ok(!m.comparable, "ours: shapes differ, no bitwise answer");
+	}
+	{
+		float t[] = { 1, 2, 3 }, g[] = { 1, 2, 3, 4 };
+		int64_t s1[] = { 3 }, s2[] = { 4 };
+		struct tensor a = mem(DT_FLOAT32, t, 1, s1), b = mem(DT_FLOAT32, g, 1, s2);
+		tmetric_compare(&a, &b, NULL, &m);
+		is_str(m.cell[TM_EUC], "shape unmatched", "different shapes: shape unmatched");
+	}
+	{
+		float t[] = { NAN, 1 }, g[] = { 1, NAN };
+		int64_t s[] = { 2 };
+		struct tensor a = mem(DT_FLOAT32, t, 1, s), b = mem(DT_FLOAT32, g, 1, s);
+		tmetric_compare(&a, &b, NULL, &m);
+		is_str(m.cell[TM_MAX_ABS], "N/A", "nan at different places: N/A");
+		ok(isinf(m.max_ulp), "ours: a NaN against a number is infinitely far");
+	}
+	{
+		float t[] = { 0 };
+		int64_t s[] = { 0 };
+		struct tensor a = mem(DT_FLOAT32, t, 1, s), b = mem(DT_FLOAT32, t, 1, s);
+		tmetric_compare(&a, &b, NULL, &m);
+		is_str(m.cell[TM_COSINE], "unsupported", "empty: unsupported");
+	}
+}
+
+static void ulps_and_bands(void)
+{
+	struct tmetric m;
+	float t[] = { 1.0f, 2.0f, 3.0f, 4.0f }, g[] = { 1.0f, 2.0f, 3.0f, 4.0f };
+	int64_t s[] = { 4 };
+	g[2] = nextafterf(3.0f, 4.0f);
+	g[3] = nextafterf(nextafterf(4.0f, 0.0f), 0.0f);
+	struct tensor a = mem(DT_FLOAT32, t, 1, s), b = mem(DT_FLOAT32, g, 1, s);
+	tmetric_compare(&a, &b, NULL, &m);
+	is_int(m.ndiff, 2, "two elements one and two ulps away differ");
+	is_int(m.first_diff, 2, "the first at index 2");
+	is_int((long long)m.max_ulp, 2, "up to 2 ulps");
+	is_int(m.nbeyond, 2, "without a band both count");
+	struct tm_band one_ulp = { 0, 0, 1 };
+	tmetric_compare(&a, &b, &one_ulp, &m);
+	is_int(m.nbeyond, 1, "a 1-ulp band passes one of them");
+	struct tm_band rel = { 1e-6, 0, 0 };
+	tmetric_compare(&a, &b, &rel, &m);
+	is_int(m.nbeyond, 0, "rtol 1e-6 passes both");
+	ok(m.t_hash != m.g_hash, "the hashes of different bytes differ");
+
+	uint16_t h1[] = { dtype_float_to_bf16(1.0f), dtype_float_to_bf16(2.0f) };
+	uint16_t h2[] = { h1[0], (uint16_t)(h1[1] + 3) };
+	int64_t s2[] = { 2 };
+	struct tensor c = mem(DT_BFLOAT16, h1, 1, s2), d = mem(DT_BFLOAT16, h2, 1, s2);
+	tmetric_compare(&c, &d, NULL, &m);
+	is_int((long long)m.max_ulp, 3, "bfloat16: ulps of bfloat16");
+}
+
+int main(void)
+{
+	msprobe_examples();
+	ulps_and_bands();
+	return done_testing();
+}
