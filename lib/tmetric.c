@@ -10,6 +10,16 @@
 
 #define CHUNK 4096
 
+/*
+ * Loops that do not depend on order are also compiled for AVX2 and chosen
+ * at run time (GCC's function multi-versioning, x86-64 Linux only).
+ */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
+#define VECTOR_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define VECTOR_CLONES
+#endif
+
 /* ---- cells ------------------------------------------------------------------ */
 
 static void set_cell(struct tmetric *m, enum tm_cell c, const char *text)
@@ -173,6 +183,17 @@ static double element_abs(const unsigned char *a, const unsigned char *b, enum d
 	return fabs(x - y);
 }
 
+static inline bool same_element(const unsigned char *a, const unsigned char *b, unsigned size)
+{
+	switch (size) {
+	case 1: return *a == *b;
+	case 2: return load_bits(a, 2) == load_bits(b, 2);
+	case 4: return load_bits(a, 4) == load_bits(b, 4);
+	case 8: return load_bits(a, 8) == load_bits(b, 8);
+	default: return !memcmp(a, b, size);
+	}
+}
+
 static bool plain_bytes(const struct tensor *t)
 {
 	return t->contiguous && !t->swapped;
@@ -203,6 +224,79 @@ static bool within_band(double ulps, const unsigned char *a, const unsigned char
 	return false;
 }
 
+/* The elements of a chunk that differ, one by one (blocks of 64 equal bytes skipped). */
+static void diff_elements(const unsigned char *pt, const unsigned char *pg, int64_t n, int64_t at, enum dtype d,
+			  const struct tm_band *band, struct tmetric *m)
+{
+	unsigned size = dtype_info(d)->size, per_block = 64 / size;
+	for (int64_t i = 0; i < n; i++) {
+		const unsigned char *a = pt + (size_t)i * size, *b = pg + (size_t)i * size;
+		if (i % per_block == 0 && n - i >= per_block && !memcmp(a, b, 64)) {
+			i += per_block - 1;
+			continue;
+		}
+		if (same_element(a, b, size))
+			continue;
+		if (m->first_diff < 0)
+			m->first_diff = at + i;
+		m->ndiff++;
+		double u = element_ulps(a, b, d), x = element_abs(a, b, d);
+		if (!within_band(u, a, b, d, band))
+			m->nbeyond++;
+		if (u > m->max_ulp)
+			m->max_ulp = u;
+		if (x > m->max_abs)
+			m->max_abs = x;
+	}
+}
+
+/*
+ * The same for float32 without a band, as one loop without calls: the
+ * common case of two runs that differ almost everywhere.  Distances in
+ * ulps come from the floats' bits mapped to ordered integers.
+ */
+static void diff_f32(const unsigned char *pt, const unsigned char *pg, int64_t n, int64_t at, struct tmetric *m)
+{
+	int64_t ndiff = 0, first = -1, max_ulp = 0;
+	double max_abs = m->max_abs;
+	bool nan_vs_number = false;
+	for (int64_t i = 0; i < n; i++) {
+		uint32_t a, b;
+		memcpy(&a, pt + 4 * i, 4);
+		memcpy(&b, pg + 4 * i, 4);
+		if (a == b)
+			continue;
+		ndiff++;
+		if (first < 0)
+			first = i;
+		bool na = (a & 0x7FFFFFFFu) > 0x7F800000u, nb = (b & 0x7FFFFFFFu) > 0x7F800000u;
+		if (na || nb) {
+			nan_vs_number |= na != nb;
+			continue;
+		}
+		int64_t oa = a & 0x80000000u ? -(int64_t)(a & 0x7FFFFFFFu) : (int64_t)a;
+		int64_t ob = b & 0x80000000u ? -(int64_t)(b & 0x7FFFFFFFu) : (int64_t)b;
+		int64_t u = oa > ob ? oa - ob : ob - oa;
+		float fa, fb;
+		memcpy(&fa, &a, 4);
+		memcpy(&fb, &b, 4);
+		double x = fa == fb ? 0 : fabs((double)fa - (double)fb); /* equal infinities: 0 */
+		max_ulp = u > max_ulp ? u : max_ulp;
+		max_abs = x > max_abs ? x : max_abs;
+	}
+	if (!ndiff)
+		return;
+	if (m->first_diff < 0)
+		m->first_diff = at + first;
+	m->ndiff += ndiff;
+	m->nbeyond += ndiff;
+	if (nan_vs_number)
+		m->max_ulp = INFINITY, max_abs = INFINITY;
+	else if ((double)max_ulp > m->max_ulp)
+		m->max_ulp = (double)max_ulp;
+	m->max_abs = max_abs;
+}
+
 static void compare_bytes(const struct tensor *t, const struct tensor *g, const struct tm_band *band,
 			  struct tmetric *m)
 {
@@ -225,21 +319,10 @@ static void compare_bytes(const struct tensor *t, const struct tensor *g, const 
 			XXH3_64bits_update(hg, pg, (size_t)ng * dtype_info(g->dtype)->size);
 		if (!comparable || !memcmp(pt, pg, (size_t)nt * size))
 			continue;
-		for (int64_t i = 0; i < nt; i++) {
-			const unsigned char *a = pt + (size_t)i * size, *b = pg + (size_t)i * size;
-			if (!memcmp(a, b, size))
-				continue;
-			if (m->first_diff < 0)
-				m->first_diff = at + i;
-			m->ndiff++;
-			double u = element_ulps(a, b, t->dtype), d = element_abs(a, b, t->dtype);
-			if (!within_band(u, a, b, t->dtype, band))
-				m->nbeyond++;
-			if (u > m->max_ulp)
-				m->max_ulp = u;
-			if (d > m->max_abs)
-				m->max_abs = d;
-		}
+		if (t->dtype == DT_FLOAT32 && !band)
+			diff_f32(pt, pg, nt, at, m);
+		else
+			diff_elements(pt, pg, nt, at, t->dtype, band, m);
 	}
 	m->t_hash = XXH3_64bits_digest(ht);
 	m->g_hash = XXH3_64bits_digest(hg);
@@ -392,12 +475,11 @@ static inline bool zero_nonfinite(double *a, double *b, struct sums *s)
 	return true;
 }
 
-static void accumulate_f32(const double *a64, const double *b64, const float *a32, const float *b32, int64_t n,
-			   struct sums *s)
+static void accumulate_f32(const float *a32, const float *b32, int64_t n, struct sums *s)
 {
 	const float t1 = 0.001f, t5 = 0.005f;
 	for (int64_t i = 0; i < n; i++) {
-		double a = a64[i], b = b64[i];
+		double a = a32[i], b = b32[i];
 		float af = a32[i], bf = b32[i];
 		if (zero_nonfinite(&a, &b, s))
 			af = bf = 0;
@@ -420,6 +502,93 @@ static void accumulate_f32(const double *a64, const double *b64, const float *a3
 		s->below_1e3 += re < t1;
 		s->below_5e3 += re < t5;
 	}
+}
+
+/* Whether any of n floats is an infinity or a NaN (all exponent bits set). */
+VECTOR_CLONES static bool any_nonfinite_f32(const float *x, int64_t n)
+{
+	unsigned any = 0;
+	for (int64_t i = 0; i < n; i++) {
+		uint32_t u;
+		memcpy(&u, &x[i], 4);
+		any |= (u & 0x7F800000u) == 0x7F800000u;
+	}
+	return any;
+}
+
+/*
+ * The sums of a chunk of finite floats, in element order: four chains of
+ * double additions, the products exact (a float times a float fits a
+ * double).  The order is what reference BLAS ddot gives numpy, so these are
+ * the last bits msprobe gets; it also makes this loop latency-bound.
+ */
+static void sums_f32(const float *a, const float *b, int64_t n, struct sums *s)
+{
+	double dot = s->dot, nn = s->nn, gg = s->gg, dd = s->dd;
+	for (int64_t i = 0; i < n; i++) {
+		double x = a[i], y = b[i], d = x - y;
+		dot += x * y;
+		nn += x * x;
+		gg += y * y;
+		dd += d * d;
+	}
+	s->dot = dot;
+	s->nn = nn;
+	s->gg = gg;
+	s->dd = dd;
+}
+
+/*
+ * What does not depend on order, for a chunk of finite floats: max |a - b|
+ * in double, the relative errors in float with msprobe's eps rule, their
+ * max and the counts under the thresholds.  Maxima of non-negative values
+ * are taken on their bits (integer compares: no NaN can occur here), which
+ * lets the loop vectorise.
+ */
+VECTOR_CLONES static void order_free_f32(const float *a, const float *b, int64_t n, struct sums *s)
+{
+	const float t1 = 0.001f, t5 = 0.005f;
+	uint64_t max_abs_bits;
+	uint32_t max_rel_bits;
+	int64_t c1 = 0, c5 = 0;
+	double max_abs = s->max_abs;
+	float max_rel = (float)s->max_rel;
+	memcpy(&max_abs_bits, &max_abs, 8);
+	memcpy(&max_rel_bits, &max_rel, 4);
+	int64_t max_abs_ord = (int64_t)max_abs_bits; /* non-negative doubles order as signed integers */
+	for (int64_t i = 0; i < n; i++) {
+		double d = fabs((double)a[i] - (double)b[i]);
+		int64_t bits;
+		memcpy(&bits, &d, 8);
+		max_abs_ord = bits > max_abs_ord ? bits : max_abs_ord;
+	}
+	max_abs_bits = (uint64_t)max_abs_ord;
+	for (int64_t i = 0; i < n; i++) {
+		float bf = b[i], z = bf == 0 ? FLT_EPSILON : 0.0f;
+		float af = a[i] + z;
+		bf += z;
+		float re = fabsf((af - bf) / bf);
+		uint32_t bits;
+		memcpy(&bits, &re, 4);
+		max_rel_bits = bits > max_rel_bits ? bits : max_rel_bits;
+		c1 += re < t1;
+		c5 += re < t5;
+	}
+	memcpy(&max_abs, &max_abs_bits, 8);
+	memcpy(&max_rel, &max_rel_bits, 4);
+	s->max_abs = max_abs;
+	s->max_rel = max_rel;
+	s->below_1e3 += c1;
+	s->below_5e3 += c5;
+}
+
+/* A chunk as floats: in place for a contiguous float32 tensor in this machine's byte order. */
+static const float *f32_chunk(const struct tensor *t, int64_t at, int64_t n, float *buf)
+{
+	if (t->dtype == DT_FLOAT32 && t->contiguous && !t->swapped)
+		return (const float *)(const void *)(t->data + (size_t)at * 4);
+	tensor_read_f32(t, at, n, buf);
+	return buf;
 }
 
 static void accumulate_f64(const double *a64, const double *b64, int64_t n, struct sums *s)
@@ -478,19 +647,23 @@ static void cosine_cell(const struct sums *s, struct tmetric *m)
 static void tensors(const struct tensor *t, const struct tensor *g, struct tmetric *m)
 {
 	bool f32 = works_in_float32(t->dtype, g->dtype);
-	double *a64 = xmalloc(CHUNK * sizeof(double)), *b64 = xmalloc(CHUNK * sizeof(double));
+	double *a64 = f32 ? NULL : xmalloc(CHUNK * sizeof(double)), *b64 = f32 ? NULL : xmalloc(CHUNK * sizeof(double));
 	float *a32 = f32 ? xmalloc(CHUNK * sizeof(float)) : NULL, *b32 = f32 ? xmalloc(CHUNK * sizeof(float)) : NULL;
 	struct sums s = { 0 };
 
 	for (int64_t at = 0; at < t->numel && !s.position_mismatch; at += CHUNK) {
 		int64_t n = t->numel - at < CHUNK ? t->numel - at : CHUNK;
-		tensor_read_f64(t, at, n, a64);
-		tensor_read_f64(g, at, n, b64);
 		if (f32) {
-			tensor_read_f32(t, at, n, a32);
-			tensor_read_f32(g, at, n, b32);
-			accumulate_f32(a64, b64, a32, b32, n, &s);
+			const float *a = f32_chunk(t, at, n, a32), *b = f32_chunk(g, at, n, b32);
+			if (any_nonfinite_f32(a, n) || any_nonfinite_f32(b, n)) {
+				accumulate_f32(a, b, n, &s);
+			} else {
+				sums_f32(a, b, n, &s);
+				order_free_f32(a, b, n, &s);
+			}
 		} else {
+			tensor_read_f64(t, at, n, a64);
+			tensor_read_f64(g, at, n, b64);
 			accumulate_f64(a64, b64, n, &s);
 		}
 	}
