@@ -25,17 +25,22 @@ _probe_gendump() {
 	local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]}
 	COMPREPLY=()
 	case $prev in
-	--mode) COMPREPLY=($(compgen -W "statistics md5" -- "$cur")); return ;;
+	--mode) COMPREPLY=($(compgen -W "statistics md5 tensor" -- "$cur")); return ;;
+	--pt-layout) COMPREPLY=($(compgen -W "torch1 torch2" -- "$cur")); return ;;
+	--format) COMPREPLY=($(compgen -W "pt npy" -- "$cur")); return ;;
+	--dtype) COMPREPLY=($(compgen -W "float32 float16 bfloat16" -- "$cur")); return ;;
 	--fault) COMPREPLY=($(compgen -W "none fc2-weight fc2-weight-tiny input linear1-output nan" -- "$cur")); return ;;
 	--fault-rank) return ;;
 	--steps) return ;;
 	--ranks) return ;;
 	--micro-batches) return ;;
 	--layers) return ;;
+	--width) return ;;
+	--batch) return ;;
 	--seed) return ;;
 	esac
 	if [[ $cur == -* ]]; then
-		COMPREPLY=($(compgen -W "--mode --fault --fault-rank --steps --ranks --micro-batches --layers --seed --print-tensors -h --help --version" -- "$cur"))
+		COMPREPLY=($(compgen -W "--mode --pt-layout --format --dtype --fault --fault-rank --steps --ranks --micro-batches --layers --width --batch --zoo --seed --print-tensors -h --help --version" -- "$cur"))
 		return
 	fi
 	COMPREPLY=($(compgen -f -- "$cur"))
@@ -60,7 +65,7 @@ _probe_metric() {
 	local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]}
 	COMPREPLY=()
 	case $prev in
-	--mode) COMPREPLY=($(compgen -W "statistics md5" -- "$cur")); return ;;
+	--mode) COMPREPLY=($(compgen -W "statistics md5 tensor" -- "$cur")); return ;;
 	--rtol) return ;;
 	--atol) return ;;
 	-o|--output-dir) COMPREPLY=($(compgen -d -- "$cur")); return ;;

@@ -3,11 +3,13 @@
  * (dump.json, stack.json, construct.json) of a golden run and of a target
  * run with an injected fault.  The tests and `make demo` stand on it.
  *
- * The network is an MLP of --layers Linear layers (widths 8 -> 16 -> ... ->
- * 16 -> 4, ReLU between them, none after the last), batch 4, MSE loss
- * against a fixed target y, computed in float32.  The dumps mirror what
- * msprobe (task statistics, level mix, torch 1.13) writes for it; see
- * ../shared/fixtures/mlp-md5-mix for the real thing with the defaults.
+ * The network is an MLP of --layers Linear layers (widths 8 -> W -> ... ->
+ * W -> 4 with W = --width, 16 by default; ReLU between them, none after
+ * the last), --batch rows (4), MSE loss against a fixed target y, computed
+ * in float32.  The dumps mirror what msprobe (level mix, torch 1.13) writes
+ * for it; see ../shared/fixtures/mlp-md5-mix and mlp-tensor-mix for the
+ * real thing with the defaults.  In tensor mode every tensor leaf's data is
+ * saved too (tensorw.h); --zoo appends the entries described in gendump.h.
  *
  * What is simulated, per step and rank:
  *   - --micro-batches forward+backward passes (gradient accumulation: the
@@ -110,6 +112,7 @@
 
 #include <math.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include <zlib.h>
 
 static const char *const fault_names[] = {
@@ -136,8 +139,9 @@ int gen_fault_parse(const char *name)
 
 void gen_config_init(struct gen_config *cfg)
 {
-	*cfg = (struct gen_config){ .fault = GEN_FAULT_FC2_WEIGHT, .steps = 1, .ranks = 1, .micro_batches = 1,
-				    .layers = 3, .seed = 1 };
+	*cfg = (struct gen_config){ .task = GEN_TASK_STATISTICS, .format = GEN_FORMAT_PT, .pt_layout = PT_TORCH1,
+				    .dtype = DT_FLOAT32, .fault = GEN_FAULT_FC2_WEIGHT, .steps = 1, .ranks = 1,
+				    .micro_batches = 1, .layers = 3, .width = 16, .batch = 4, .seed = 1 };
 }
 
 /* ------------------------------------------------------------------ */
@@ -182,7 +186,182 @@ static float rng_normal(uint64_t *state)
 }
 
 /* ------------------------------------------------------------------ */
-/* Tensors: float32, row-major, 0 to 2 dimensions */
+/* Statistics and CRC-32 of saved elements, by msprobe's rules for each type */
+
+/* A statistic as Python's json writes float(x): repr, or NaN/Infinity/-Infinity. */
+static void format_stat(char out[32], double x)
+{
+	struct strbuf sb = STRBUF_INIT;
+	if (isnan(x))
+		strbuf_addstr(&sb, "NaN");
+	else if (isinf(x))
+		strbuf_addstr(&sb, x > 0 ? "Infinity" : "-Infinity");
+	else
+		pyfmt_double(&sb, x);
+	snprintf(out, 32, "%s", sb.buf);
+	strbuf_release(&sb);
+}
+
+/* x rounded to float16 or bfloat16 (other types: x itself). */
+static double round_to(enum dtype d, float x)
+{
+	if (d == DT_FLOAT16)
+		return dtype_half_to_float(dtype_float_to_half(x));
+	if (d == DT_BFLOAT16)
+		return dtype_bf16_to_float(dtype_float_to_bf16(x));
+	return x;
+}
+
+static bool is_float8(enum dtype d)
+{
+	return d == DT_FLOAT8_E4M3FN || d == DT_FLOAT8_E5M2;
+}
+
+static double element(enum dtype d, const void *elems, size_t i)
+{
+	return dtype_to_double(d, (const unsigned char *)elems + i * dtype_info(d)->size);
+}
+
+/*
+ * torch.mean of a 16-bit float tensor, as torch 1.13 computes it on the
+ * CPU: the sum rounded to the type, then divided by n in the type.
+ * float32: the sum accumulated in double, divided, rounded to float32.
+ */
+static double torch_mean(enum dtype d, double sum, size_t n)
+{
+	if (d == DT_FLOAT32)
+		return (float)(sum / (double)n);
+	return round_to(d, (float)round_to(d, (float)sum) / (float)n);
+}
+
+/*
+ * torch.norm: float32 and bfloat16 as the rounded double result; float16
+ * as torch 1.13's CPU kernel does it on the tensors of the default model:
+ * each square and each partial sum rounded to half, in element order.
+ */
+static double torch_norm(enum dtype d, const void *elems, size_t n, double sumsq)
+{
+	float acc = 0.0f;
+	if (d != DT_FLOAT16)
+		return round_to(d, (float)sqrt(sumsq));
+	for (size_t i = 0; i < n; i++) {
+		float x = (float)element(d, elems, i);
+		acc = (float)round_to(d, acc + (float)round_to(d, x * x));
+	}
+	return round_to(d, sqrtf(acc));
+}
+
+/*
+ * Floating types: Max and Min (NaN if any element is NaN, as torch.max
+ * does), Mean and Norm as torch computes them in the type; float64 gets no
+ * Mean and Norm (msprobe's low-precision default computes them only below
+ * 64 bits).
+ */
+static void summarize_floats(enum dtype d, const void *elems, size_t n, char stat[4][32])
+{
+	double max = -INFINITY, min = INFINITY, sum = 0, sumsq = 0;
+	bool nan = false;
+
+	for (size_t i = 0; i < n; i++) {
+		/* float32 read directly: the multi-GB dumps are made of it */
+		double x = d == DT_FLOAT32 ? ((const float *)elems)[i] : element(d, elems, i);
+		if (isnan(x))
+			nan = true;
+		if (x > max)
+			max = x;
+		if (x < min)
+			min = x;
+		sum += x;
+		sumsq += x * x;
+	}
+	if (nan)
+		max = min = NAN;
+	format_stat(stat[0], max);
+	format_stat(stat[1], min);
+	if (d == DT_FLOAT64)
+		return;
+	format_stat(stat[2], torch_mean(d, sum, n));
+	format_stat(stat[3], torch_norm(d, elems, n, sumsq));
+}
+
+/* Complex: Max, Min and Mean of the magnitudes, in the type of a part (numpy's abs); no Norm. */
+static void summarize_complex(enum dtype d, const unsigned char *elems, size_t n, char stat[4][32])
+{
+	double max = -INFINITY, min = INFINITY, sum = 0;
+	unsigned part = dtype_info(d)->size / 2;
+	enum dtype real = d == DT_COMPLEX64 ? DT_FLOAT32 : DT_FLOAT64;
+
+	for (size_t i = 0; i < n; i++) {
+		double re = dtype_to_double(real, elems + i * 2 * part);
+		double im = dtype_to_double(real, elems + i * 2 * part + part);
+		double a = real == DT_FLOAT32 ? (double)hypotf((float)re, (float)im) : hypot(re, im);
+		max = a > max ? a : max;
+		min = a < min ? a : min;
+		sum += a;
+	}
+	format_stat(stat[0], max);
+	format_stat(stat[1], min);
+	format_stat(stat[2], real == DT_FLOAT32 ? (double)(float)(sum / (double)n) : sum / (double)n);
+}
+
+static void format_int(char out[32], double v)
+{
+	snprintf(out, 32, "%lld", (long long)v);
+}
+
+/* The JSON tokens of Max, Min, Mean, Norm ("null" where msprobe writes none). */
+static void summarize_elements(enum dtype d, const void *elems, size_t n, int ndim, char stat[4][32])
+{
+	enum dtype_class cls = dtype_info(d)->cls;
+
+	for (int i = 0; i < 4; i++)
+		snprintf(stat[i], 32, "null");
+	if (!n || is_float8(d)) /* msprobe skips float8 statistics */
+		return;
+	if (cls == DTC_COMPLEX) {
+		summarize_complex(d, elems, n, stat);
+	} else if (cls == DTC_BOOL) {
+		bool any = false, all = true;
+		for (size_t i = 0; i < n; i++) {
+			any = any || element(d, elems, i) != 0;
+			all = all && element(d, elems, i) != 0;
+		}
+		snprintf(stat[0], 32, "%s", any ? "true" : "false");
+		snprintf(stat[1], 32, "%s", all ? "true" : "false");
+	} else if (ndim == 0) {
+		/* a 0-d tensor: its value four times */
+		for (int i = 0; i < 4; i++)
+			(cls == DTC_FLOAT ? format_stat : format_int)(stat[i], element(d, elems, 0));
+	} else if (cls == DTC_FLOAT) {
+		summarize_floats(d, elems, n, stat);
+	} else {
+		double max = element(d, elems, 0), min = max;
+		for (size_t i = 1; i < n; i++) {
+			double x = element(d, elems, i);
+			max = x > max ? x : max;
+			min = x < min ? x : min;
+		}
+		format_int(stat[0], max);
+		format_int(stat[1], min);
+	}
+}
+
+/* zlib CRC-32 of the elements' bytes, as msprobe's md5 mode writes it. */
+static void crc_elements(const void *elems, size_t bytes, char out[9])
+{
+	const unsigned char *p = elems;
+	uLong crc = crc32(0L, Z_NULL, 0);
+	while (bytes) {
+		uInt piece = bytes > (1u << 30) ? 1u << 30 : (uInt)bytes;
+		crc = crc32(crc, p, piece);
+		p += piece;
+		bytes -= piece;
+	}
+	snprintf(out, 9, "%08lx", (unsigned long)(crc & 0xffffffffUL));
+}
+
+/* ------------------------------------------------------------------ */
+/* Tensors: computed in float32, row-major, 0 to 2 dimensions */
 
 struct tensor {
 	int ndim;
@@ -190,9 +369,10 @@ struct tensor {
 	size_t n;
 	float *v;
 	bool requires_grad;
-	/* the statistics as dump.json prints them, computed when first needed */
+	/* as saved and dumped, computed when first needed */
 	bool summarized;
-	char stat[4][32]; /* Max, Min, Mean, Norm */
+	void *rounded;    /* the elements in the saved type, when that is not float32 */
+	char stat[4][32]; /* Max, Min, Mean, Norm: JSON tokens */
 	char crc[9];
 };
 
@@ -208,7 +388,9 @@ static void tensor_init(struct tensor *t, int ndim, int rows, int cols, bool req
 static void tensor_release(struct tensor *t)
 {
 	free(t->v);
+	free(t->rounded);
 	t->v = NULL;
+	t->rounded = NULL;
 }
 
 /* Call after changing t->v: the statistics must be computed again. */
@@ -223,74 +405,34 @@ static void tensor_copy_values(struct tensor *dst, const struct tensor *src)
 	tensor_changed(dst);
 }
 
-/* A statistic as Python's json writes float(x): repr, or NaN/Infinity/-Infinity. */
-static void format_stat(char out[32], float x)
+/* The elements as saved in type d: v itself for float32, else rounded as torch's .to(d) rounds. */
+static const void *tensor_saved(struct tensor *t, enum dtype d)
 {
-	struct strbuf sb = STRBUF_INIT;
-	if (isnan(x))
-		strbuf_addstr(&sb, "NaN");
-	else if (isinf(x))
-		strbuf_addstr(&sb, x > 0 ? "Infinity" : "-Infinity");
-	else
-		pyfmt_double(&sb, (double)x);
-	snprintf(out, 32, "%s", sb.buf);
-	strbuf_release(&sb);
+	uint16_t *r;
+	if (d == DT_FLOAT32)
+		return t->v;
+	if (!t->rounded)
+		t->rounded = xmalloc(st_mult(t->n, sizeof(uint16_t)));
+	r = t->rounded;
+	for (size_t i = 0; i < t->n; i++)
+		r[i] = d == DT_FLOAT16 ? dtype_float_to_half(t->v[i]) : dtype_float_to_bf16(t->v[i]);
+	return r;
 }
 
-/* zlib CRC-32 of the tensor's raw little-endian float32 bytes, as msprobe's md5 mode writes it. */
-static void tensor_crc(const struct tensor *t, char out[9])
+static const void *tensor_elements(const struct tensor *t)
 {
-	unsigned char buf[256];
-	uLong crc = crc32(0L, Z_NULL, 0);
-	size_t used = 0;
-	for (size_t i = 0; i < t->n; i++) {
-		uint32_t bits;
-		memcpy(&bits, &t->v[i], sizeof(bits));
-		for (int k = 0; k < 4; k++)
-			buf[used++] = (unsigned char)(bits >> (8 * k));
-		if (used == sizeof(buf) || i + 1 == t->n) {
-			crc = crc32(crc, buf, (uInt)used);
-			used = 0;
-		}
-	}
-	snprintf(out, 9, "%08lx", (unsigned long)(crc & 0xffffffffUL));
+	return t->rounded ? t->rounded : t->v;
 }
 
-/*
- * Max and Min as float32 (NaN if any element is NaN, as torch.max does);
- * Mean and Norm accumulated in double and rounded to float32.  A 0-d
- * tensor gets its value four times, as msprobe writes it.
- */
-static void tensor_summarize(struct tensor *t)
+/* Statistics and CRC-32 of the tensor as saved in type d (a 0-d tensor gets its value four times). */
+static void tensor_summarize(struct tensor *t, enum dtype d)
 {
-	float max = -INFINITY, min = INFINITY, mean, norm;
-	double sum = 0, sumsq = 0;
-	bool nan = false;
-
+	const void *elems;
 	if (t->summarized)
 		return;
-	for (size_t i = 0; i < t->n; i++) {
-		float x = t->v[i];
-		if (isnan(x))
-			nan = true;
-		if (x > max)
-			max = x;
-		if (x < min)
-			min = x;
-		sum += x;
-		sumsq += (double)x * x;
-	}
-	if (nan)
-		max = min = NAN;
-	mean = (float)(sum / (double)t->n);
-	norm = (float)sqrt(sumsq);
-	if (t->ndim == 0)
-		max = min = mean = norm = t->v[0];
-	format_stat(t->stat[0], max);
-	format_stat(t->stat[1], min);
-	format_stat(t->stat[2], mean);
-	format_stat(t->stat[3], norm);
-	tensor_crc(t, t->crc);
+	elems = tensor_saved(t, d);
+	summarize_elements(d, elems, t->n, t->ndim, t->stat);
+	crc_elements(elems, t->n * dtype_info(d)->size, t->crc);
 	t->summarized = true;
 }
 
@@ -572,17 +714,25 @@ static void rank_dump_open(struct rank_dump *d, const struct gen_config *cfg, co
 	make_directories(d->dir.buf);
 	strbuf_addf(&path, "%s/dump.json", d->dir.buf);
 	jw_open_file(&d->json, path.buf);
-	strbuf_release(&path);
 
 	jw_open(&d->json, '{');
 	jw_key(&d->json, "task");
-	jw_string(&d->json, "statistics");
+	jw_string(&d->json, cfg->task == GEN_TASK_TENSOR ? "tensor" : "statistics");
 	jw_key(&d->json, "level");
 	jw_string(&d->json, "mix");
 	jw_key(&d->json, "framework");
 	jw_string(&d->json, "pytorch");
 	jw_key(&d->json, "dump_data_dir");
-	jw_token(&d->json, "null");
+	if (cfg->task == GEN_TASK_TENSOR) {
+		/* the directory as the dumper was told it (compare ignores it and looks beside dump.json) */
+		strbuf_reset(&path);
+		strbuf_addf(&path, "%s/dump_tensor_data", d->dir.buf);
+		make_directories(path.buf);
+		jw_string(&d->json, path.buf);
+	} else {
+		jw_token(&d->json, "null");
+	}
+	strbuf_release(&path);
 	jw_key(&d->json, "data");
 	jw_open(&d->json, '{');
 }
@@ -690,58 +840,154 @@ static void entry_end(struct rank_dump *d)
 	jw_flush_if_big(&d->json);
 }
 
-/* One line per tensor: row name, shape, values (Python repr), tab-separated. */
-static void print_tensor(const struct rank_dump *d, const char *io, const char *label, const struct tensor *t)
+/* One line per tensor: row name, shape, values as saved (Python repr), tab-separated. */
+static void print_tensor(const char *row, const struct tensor *t, enum dtype d)
 {
 	struct strbuf sb = STRBUF_INIT;
-	strbuf_addf(&sb, "%s.%s%s%s\t", d->entry.buf, io ? io : "", io ? "." : "", label);
+	strbuf_addf(&sb, "%s\t", row);
 	for (int i = 0; i < t->ndim; i++)
 		strbuf_addf(&sb, "%s%d", i ? "," : "", t->shape[i]);
 	strbuf_addch(&sb, '\t');
 	for (size_t i = 0; i < t->n; i++) {
 		if (i)
 			strbuf_addch(&sb, ' ');
-		pyfmt_double(&sb, (double)t->v[i]);
+		pyfmt_double(&sb, element(d, tensor_elements(t), i));
 	}
 	strbuf_addch(&sb, '\n');
 	fwrite(sb.buf, 1, sb.len, stdout);
 	strbuf_release(&sb);
 }
 
-/* A tensor leaf (or null when t is NULL); io and label only name it for --print-tensors. */
-static void tensor_leaf(struct rank_dump *d, struct tensor *t, const char *io, const char *label)
+/* The file name msprobe gives a tensor's data: the row name and the format's extension. */
+static void data_name_of(const struct rank_dump *d, const char *row, struct strbuf *out)
+{
+	strbuf_reset(out);
+	strbuf_addf(out, "%s.%s", row, d->cfg->format == GEN_FORMAT_NPY ? "npy" : "pt");
+}
+
+/*
+ * numpy has no bfloat16 or float8: msprobe's MindSpore dumper saves such
+ * tensors as float32 (exact).  Only for contiguous views, which is all the
+ * generator makes of those types.
+ */
+static int write_npy_as_mindspore(const char *path, const struct tensor_src *src, struct strbuf *err)
+{
+	struct npy_options opt = { .version = 1, .fortran_order = false };
+	struct tensor_src f32 = *src;
+	float *v = NULL;
+	int ret;
+
+	if (src->stride && src->ndim == 2 && src->stride[0] == 1 && src->shape[1] > 1)
+		opt.fortran_order = true; /* a transposed view is F-contiguous: numpy.save writes it so */
+	if (!dtype_info(src->dtype)->npy) {
+		if (src->stride || src->offset)
+			die("internal error: %s: only contiguous %s tensors can be saved as .npy", path,
+			    dtype_info(src->dtype)->name);
+		v = xmalloc(st_mult((size_t)src->storage_numel + 1, sizeof(float)));
+		for (int64_t i = 0; i < src->storage_numel; i++)
+			v[i] = (float)element(src->dtype, src->storage, (size_t)i);
+		f32.dtype = DT_FLOAT32;
+		f32.storage = v;
+	}
+	ret = tensor_write_npy(path, &f32, &opt, err);
+	free(v);
+	return ret;
+}
+
+/* Save one tensor's data as <rank dir>/dump_tensor_data/<data_name>. */
+static void save_tensor_file(const struct rank_dump *d, const char *data_name, const struct tensor_src *src)
+{
+	struct strbuf path = STRBUF_INIT, err = STRBUF_INIT;
+	struct pt_options opt = { .layout = d->cfg->pt_layout };
+	int ret;
+
+	strbuf_addf(&path, "%s/dump_tensor_data/%s", d->dir.buf, data_name);
+	if (d->cfg->format == GEN_FORMAT_NPY)
+		ret = write_npy_as_mindspore(path.buf, src, &err);
+	else
+		ret = tensor_write_pt(path.buf, src, &opt, &err);
+	if (ret)
+		die("%s", err.buf);
+	strbuf_release(&path);
+	strbuf_release(&err);
+}
+
+/* What a tensor leaf of dump.json says. */
+struct leaf {
+	enum dtype dtype;
+	int ndim;
+	const int64_t *shape;
+	char (*stat)[32];
+	const char *crc;        /* md5 task */
+	bool requires_grad;
+	const char *data_name;  /* tensor task */
+};
+
+static void write_leaf(struct rank_dump *d, const struct leaf *l)
 {
 	struct jw *w = &d->json;
 	static const char *const stat_names[4] = { "Max", "Min", "Mean", "Norm" };
 
-	if (!t) {
-		jw_token(w, "null");
-		return;
-	}
-	tensor_summarize(t);
-	if (d->print_tensors)
-		print_tensor(d, io, label, t);
 	jw_open(w, '{');
 	jw_key(w, "type");
 	jw_string(w, "torch.Tensor");
 	jw_key(w, "dtype");
-	jw_string(w, "torch.float32");
+	jw_string(w, dtype_info(l->dtype)->torch);
 	jw_key(w, "shape");
 	jw_open(w, '[');
-	for (int i = 0; i < t->ndim; i++)
-		jw_int(w, t->shape[i]);
+	for (int i = 0; i < l->ndim; i++)
+		jw_int(w, l->shape[i]);
 	jw_close(w, ']');
 	for (int i = 0; i < 4; i++) {
 		jw_key(w, stat_names[i]);
-		jw_token(w, t->stat[i]);
+		jw_token(w, l->stat[i]);
 	}
 	jw_key(w, "requires_grad");
-	jw_token(w, t->requires_grad ? "true" : "false");
-	if (d->cfg->md5) {
+	jw_token(w, l->requires_grad ? "true" : "false");
+	if (d->cfg->task == GEN_TASK_MD5) {
 		jw_key(w, "md5");
-		jw_string(w, t->crc);
+		jw_string(w, l->crc);
+	}
+	if (d->cfg->task == GEN_TASK_TENSOR) {
+		jw_key(w, "data_name");
+		jw_string(w, l->data_name);
 	}
 	jw_close(w, '}');
+}
+
+/*
+ * A tensor leaf (or null when t is NULL), named <entry>.<io>.<label>, or
+ * <entry>.<label> without io; in the tensor task its data is saved too,
+ * detached (requires_grad false in the file), as msprobe saves it.
+ */
+static void tensor_leaf(struct rank_dump *d, struct tensor *t, const char *io, const char *label)
+{
+	enum dtype dtype = d->cfg->dtype;
+	struct strbuf row = STRBUF_INIT, data_name = STRBUF_INIT;
+	int64_t shape[2];
+	struct leaf l;
+
+	if (!t) {
+		jw_token(&d->json, "null");
+		return;
+	}
+	strbuf_addf(&row, "%s.%s%s%s", d->entry.buf, io ? io : "", io ? "." : "", label);
+	tensor_summarize(t, dtype);
+	if (d->print_tensors)
+		print_tensor(row.buf, t, dtype);
+	for (int i = 0; i < t->ndim; i++)
+		shape[i] = t->shape[i];
+	if (d->cfg->task == GEN_TASK_TENSOR) {
+		struct tensor_src src = { .dtype = dtype, .storage = tensor_elements(t), .storage_numel = (int64_t)t->n,
+					  .ndim = t->ndim, .shape = shape };
+		data_name_of(d, row.buf, &data_name);
+		save_tensor_file(d, data_name.buf, &src);
+	}
+	l = (struct leaf){ .dtype = dtype, .ndim = t->ndim, .shape = shape, .stat = t->stat, .crc = t->crc,
+			   .requires_grad = t->requires_grad, .data_name = data_name.buf };
+	write_leaf(d, &l);
+	strbuf_release(&row);
+	strbuf_release(&data_name);
 }
 
 /*
@@ -786,7 +1032,7 @@ static void inplace_false_kwargs(struct rank_dump *d)
 /* ------------------------------------------------------------------ */
 /* The model and its arithmetic */
 
-enum { BATCH = 4, IN_WIDTH = 8, HIDDEN_WIDTH = 16, OUT_WIDTH = 4 };
+enum { IN_WIDTH = 8, OUT_WIDTH = 4 }; /* the hidden width and the batch are options */
 #define LEARNING_RATE 0.1f
 
 struct layer {
@@ -805,17 +1051,18 @@ struct layer {
 
 struct model {
 	int nlayers;
+	int width, batch;
 	enum gen_fault fault; /* GEN_FAULT_NONE unless this is the faulty rank of the target run */
 	struct layer *layers;
 	struct tensor x, y, loss, loss_grad;
 };
 
-static int layer_width(int nlayers, int i)
+static int layer_width(const struct model *m, int i)
 {
-	return i == 0 ? IN_WIDTH : i == nlayers ? OUT_WIDTH : HIDDEN_WIDTH;
+	return i == 0 ? IN_WIDTH : i == m->nlayers ? OUT_WIDTH : m->width;
 }
 
-static void layer_init(struct layer *l, int in, int out, bool hidden, uint64_t *rng)
+static void layer_init(struct layer *l, int in, int out, int batch, bool hidden, uint64_t *rng)
 {
 	float bound = 1.0f / sqrtf((float)in);
 
@@ -828,12 +1075,12 @@ static void layer_init(struct layer *l, int in, int out, bool hidden, uint64_t *
 		l->bias.v[i] = rng_symmetric(rng) * bound;
 	tensor_init(&l->grad_weight, 2, out, in, false);
 	tensor_init(&l->grad_bias, 1, out, 0, false);
-	tensor_init(&l->output, 2, BATCH, out, true);
+	tensor_init(&l->output, 2, batch, out, true);
 	if (hidden) {
-		tensor_init(&l->activation, 2, BATCH, out, true);
-		tensor_init(&l->grad_activation, 2, BATCH, out, false);
+		tensor_init(&l->activation, 2, batch, out, true);
+		tensor_init(&l->grad_activation, 2, batch, out, false);
 	}
-	tensor_init(&l->grad_output, 2, BATCH, out, false);
+	tensor_init(&l->grad_output, 2, batch, out, false);
 	tensor_init(&l->grad_bias_mb, 1, out, 0, false);
 	tensor_init(&l->grad_weight_t, 2, in, out, false);
 }
@@ -863,13 +1110,12 @@ static void model_init(struct model *m, const struct gen_config *cfg, enum gen_f
 {
 	uint64_t rng = rng_stream(cfg->seed, RNG_WEIGHTS, 0, 0, 0);
 
-	*m = (struct model){ .nlayers = cfg->layers, .fault = fault };
+	*m = (struct model){ .nlayers = cfg->layers, .width = cfg->width, .batch = cfg->batch, .fault = fault };
 	m->layers = xcalloc((size_t)m->nlayers, sizeof(*m->layers));
 	for (int i = 0; i < m->nlayers; i++)
-		layer_init(&m->layers[i], layer_width(m->nlayers, i), layer_width(m->nlayers, i + 1),
-			   i + 1 < m->nlayers, &rng);
-	tensor_init(&m->x, 2, BATCH, IN_WIDTH, false);
-	tensor_init(&m->y, 2, BATCH, OUT_WIDTH, false);
+		layer_init(&m->layers[i], layer_width(m, i), layer_width(m, i + 1), m->batch, i + 1 < m->nlayers, &rng);
+	tensor_init(&m->x, 2, m->batch, IN_WIDTH, false);
+	tensor_init(&m->y, 2, m->batch, OUT_WIDTH, false);
 	rng = rng_stream(cfg->seed, RNG_TARGET, 0, 0, 0);
 	for (size_t i = 0; i < m->y.n; i++)
 		m->y.v[i] = rng_normal(&rng);
@@ -910,13 +1156,15 @@ static void linear_forward(struct model *m, int i)
 {
 	struct layer *l = &m->layers[i];
 	const struct tensor *in = layer_input(m, i);
+	size_t nin = (size_t)l->in, nout = (size_t)l->out;
 
-	for (int b = 0; b < BATCH; b++)
-		for (int j = 0; j < l->out; j++) {
+	for (size_t b = 0; b < (size_t)m->batch; b++)
+		for (size_t j = 0; j < nout; j++) {
+			const float *x = in->v + b * nin, *w = l->weight.v + j * nin;
 			float acc = 0.0f;
-			for (int k = 0; k < l->in; k++)
-				acc += in->v[b * l->in + k] * l->weight.v[j * l->in + k];
-			l->output.v[b * l->out + j] = acc + l->bias.v[j];
+			for (size_t k = 0; k < nin; k++)
+				acc += x[k] * w[k];
+			l->output.v[b * nout + j] = acc + l->bias.v[j];
 		}
 	if (i == 1 && m->fault == GEN_FAULT_LINEAR1_OUTPUT)
 		l->output.v[0] += 1e-3f;
@@ -956,45 +1204,77 @@ static void mse_loss_backward(struct model *m)
 	tensor_changed(&last->grad_output);
 }
 
+/*
+ * The sums of the backward pass, each accumulated in float32 in the order
+ * of its index (b, or j), whatever order the loops walk the memory in: the
+ * loops stream over rows so that wide layers stay fast, and the sums keep
+ * their bits.
+ */
+static void bias_gradient(float *gb, const float *g, size_t batch, size_t nout)
+{
+	memset(gb, 0, nout * sizeof(float));
+	for (size_t b = 0; b < batch; b++)
+		for (size_t j = 0; j < nout; j++)
+			gb[j] += g[b * nout + j];
+}
+
+/* dL/dinput[b][k] = sum over j of g[b][j] * weight[j][k]. */
+static void input_gradient(float *gin, const float *g, const float *weight, size_t batch, size_t nin, size_t nout)
+{
+	memset(gin, 0, st_mult(batch, nin) * sizeof(float));
+	for (size_t b = 0; b < batch; b++)
+		for (size_t j = 0; j < nout; j++) {
+			const float gbj = g[b * nout + j], *w = weight + j * nin;
+			float *acc = gin + b * nin;
+			for (size_t k = 0; k < nin; k++)
+				acc[k] += gbj * w[k];
+		}
+}
+
+/* dL/dweight.T[k][j] = sum over b of input[b][k] * g[b][j]. */
+static void weight_t_gradient(float *gwt, const float *x, const float *g, size_t batch, size_t nin, size_t nout)
+{
+	memset(gwt, 0, st_mult(nin, nout) * sizeof(float));
+	for (size_t b = 0; b < batch; b++)
+		for (size_t k = 0; k < nin; k++) {
+			const float xbk = x[b * nin + k], *gb = g + b * nout;
+			float *acc = gwt + k * nout;
+			for (size_t j = 0; j < nout; j++)
+				acc[j] += xbk * gb[j];
+		}
+}
+
+/* param.grad = (first micro-batch ? 0 : param.grad) + dL/dweight.T transposed, in tiles for the cache. */
+static void accumulate_weight_gradient(float *gw, const float *gwt, size_t nin, size_t nout, bool first)
+{
+	enum { TILE = 64 };
+	for (size_t j0 = 0; j0 < nout; j0 += TILE)
+		for (size_t k0 = 0; k0 < nin; k0 += TILE)
+			for (size_t j = j0; j < nout && j < j0 + TILE; j++)
+				for (size_t k = k0; k < nin && k < k0 + TILE; k++) {
+					float g = gwt[k * nout + j];
+					gw[j * nin + k] = first ? g : gw[j * nin + k] + g;
+				}
+}
+
 /* Gradients of F.linear: bias, input (into the previous layer's grad_activation), weight.T; then accumulate. */
 static void linear_backward(struct model *m, int i, bool first_micro_batch)
 {
 	struct layer *l = &m->layers[i];
 	const struct tensor *in = layer_input(m, i);
 	const float *g = l->grad_output.v;
+	size_t batch = (size_t)m->batch, nin = (size_t)l->in, nout = (size_t)l->out;
 
-	for (int j = 0; j < l->out; j++) {
-		float acc = 0.0f;
-		for (int b = 0; b < BATCH; b++)
-			acc += g[b * l->out + j];
-		l->grad_bias_mb.v[j] = acc;
-	}
+	bias_gradient(l->grad_bias_mb.v, g, batch, nout);
 	if (i > 0) {
 		struct tensor *gin = &m->layers[i - 1].grad_activation;
-		for (int b = 0; b < BATCH; b++)
-			for (int k = 0; k < l->in; k++) {
-				float acc = 0.0f;
-				for (int j = 0; j < l->out; j++)
-					acc += g[b * l->out + j] * l->weight.v[j * l->in + k];
-				gin->v[b * l->in + k] = acc;
-			}
+		input_gradient(gin->v, g, l->weight.v, batch, nin, nout);
 		tensor_changed(gin);
 	}
-	for (int k = 0; k < l->in; k++)
-		for (int j = 0; j < l->out; j++) {
-			float acc = 0.0f;
-			for (int b = 0; b < BATCH; b++)
-				acc += in->v[b * l->in + k] * g[b * l->out + j];
-			l->grad_weight_t.v[k * l->out + j] = acc;
-		}
-	for (int j = 0; j < l->out; j++) {
-		for (int k = 0; k < l->in; k++) {
-			float gw = l->grad_weight_t.v[k * l->out + j];
-			float *acc = &l->grad_weight.v[j * l->in + k];
-			*acc = first_micro_batch ? gw : *acc + gw;
-		}
+	weight_t_gradient(l->grad_weight_t.v, in->v, g, batch, nin, nout);
+	accumulate_weight_gradient(l->grad_weight.v, l->grad_weight_t.v, nin, nout, first_micro_batch);
+	for (size_t j = 0; j < nout; j++)
 		l->grad_bias.v[j] = first_micro_batch ? l->grad_bias_mb.v[j] : l->grad_bias.v[j] + l->grad_bias_mb.v[j];
-	}
 	tensor_changed(&l->grad_bias_mb);
 	tensor_changed(&l->grad_weight_t);
 	tensor_changed(&l->grad_weight);
@@ -1311,6 +1591,438 @@ static void average_gradients(struct model *models, struct rank_dump *dumps, int
 }
 
 /* ------------------------------------------------------------------ */
+/* The zoo: entries whose two sides exercise the tensor metrics and the readers (the table in gendump.h) */
+
+#define ZOO_MAX 64
+#define ZOO_SEED UINT64_C(20240229) /* the zoo is fixed: --seed does not move it */
+#define ZOO_FILLER (-999.0)         /* storage elements outside a view: wrong if they show up */
+
+enum zoo_view {
+	ZOO_CONTIGUOUS,
+	ZOO_TRANSPOSED, /* [r, c] saved as the transpose of a row-major [c, r] storage: strides (1, r) */
+	ZOO_STEP,       /* [n] saved as every other element of a storage of 2n: stride 2 */
+	ZOO_OFFSET,     /* saved at offset 7 of a larger storage */
+};
+
+enum zoo_file {
+	ZOO_FILE,
+	ZOO_NO_FILE,      /* data_name names a file that is not there */
+	ZOO_TRUNCATED,    /* the file is cut to half its length */
+	ZOO_NO_DATA_NAME, /* data_name is "-1", and there is no file */
+};
+
+struct zoo_side {
+	enum dtype dtype;
+	int ndim;
+	int64_t shape[2];
+	double v[ZOO_MAX]; /* the values in C order (complex: the real parts; the imaginary ones are i / 4) */
+	enum zoo_view view;
+	enum zoo_file file;
+};
+
+static const double zoo_base[8] = { 0.5, -1.25, 2.0, 3.5, -0.75, 1.0, 4.0, -2.5 }; /* exact down to float8 */
+
+static int64_t zoo_numel(const struct zoo_side *s)
+{
+	int64_t n = 1;
+	for (int i = 0; i < s->ndim; i++)
+		n *= s->shape[i];
+	return n;
+}
+
+static void zoo_shape(struct zoo_side *s, enum dtype d, int ndim, int64_t rows, int64_t cols)
+{
+	s->dtype = d;
+	s->ndim = ndim;
+	s->shape[0] = rows;
+	s->shape[1] = cols;
+}
+
+/* float32 [8] holding zoo_base: what every case starts from on both sides. */
+static void zoo_default(struct zoo_side *s)
+{
+	*s = (struct zoo_side){ .view = ZOO_CONTIGUOUS, .file = ZOO_FILE };
+	zoo_shape(s, DT_FLOAT32, 1, 8, 0);
+	memcpy(s->v, zoo_base, sizeof(zoo_base));
+}
+
+static void zoo_fill(struct zoo_side *s, double v)
+{
+	for (int i = 0; i < ZOO_MAX; i++)
+		s->v[i] = v;
+}
+
+/* Normal float32 values from the zoo's own stream. */
+static void zoo_normal(struct zoo_side *s, uint64_t stream)
+{
+	uint64_t rng = rng_stream(ZOO_SEED, RNG_INPUT, stream, 0, 0);
+	for (int i = 0; i < ZOO_MAX; i++)
+		s->v[i] = rng_normal(&rng);
+}
+
+/* Every type: zoo_base in it (1..8 or +-1..8 for integers, a pattern for bool), the target one step off at [6]. */
+static void zoo_dtype(struct zoo_side *t, struct zoo_side *g, enum dtype d)
+{
+	static const double ints[8] = { 1, -2, 3, 4, -5, 6, 7, -8 }, uints[8] = { 1, 2, 3, 4, 5, 6, 7, 8 },
+			    bools[8] = { 1, 0, 1, 1, 0, 1, 1, 0 };
+	enum dtype_class cls = dtype_info(d)->cls;
+	const double *v = cls == DTC_SIGNED ? ints : cls == DTC_UNSIGNED ? uints : cls == DTC_BOOL ? bools : zoo_base;
+
+	zoo_shape(t, d, 1, 8, 0);
+	zoo_shape(g, d, 1, 8, 0);
+	memcpy(t->v, v, sizeof(zoo_base));
+	memcpy(g->v, v, sizeof(zoo_base));
+	t->v[6] = cls == DTC_BOOL ? 0 : cls == DTC_FLOAT || cls == DTC_COMPLEX ? 3.5 : 6;
+}
+
+static void zoo_identical(struct zoo_side *t, struct zoo_side *g, enum dtype d)
+{
+	zoo_shape(g, DT_FLOAT32, 2, 4, 4);
+	zoo_normal(g, 1);
+	*t = *g;
+}
+
+/* Relative errors of 1e-4 everywhere but [5], 2e-3: between msprobe's two thresholds. */
+static void zoo_small_diff(struct zoo_side *t, struct zoo_side *g, enum dtype d)
+{
+	zoo_shape(g, DT_FLOAT32, 1, 64, 0);
+	zoo_normal(g, 2);
+	*t = *g;
+	for (int i = 0; i < 64; i++)
+		t->v[i] = (float)g->v[i] * (i == 5 ? 1.002f : 1.0001f);
+}
+
+static void zoo_dtype_mismatch(struct zoo_side *t, struct zoo_side *g, enum dtype d)
+{
+	zoo_shape(g, DT_FLOAT32, 1, 16, 0);
+	zoo_normal(g, 3);
+	*t = *g;
+	t->dtype = DT_FLOAT16;
+	for (int i = 0; i < 16; i++)
+		t->v[i] = dtype_half_to_float(dtype_float_to_half((float)g->v[i]));
+}
+
+static void zoo_shape_mismatch(struct zoo_side *t, struct zoo_side *g, enum dtype d)
+{
+	zoo_shape(t, DT_FLOAT32, 2, 3, 5);
+	zoo_shape(g, DT_FLOAT32, 2, 5, 3);
+	for (int i = 0; i < 15; i++)
+		t->v[i] = g->v[i] = i * 0.5 - 3;
+}
+
+/* 0-d: 3 against 5 in the given type (10 against 10.5 for floats). */
+static void zoo_scalar(struct zoo_side *t, struct zoo_side *g, enum dtype d)
+{
+	bool real = dtype_info(d)->cls == DTC_FLOAT;
+	zoo_shape(t, d, 0, 0, 0);
+	zoo_shape(g, d, 0, 0, 0);
+	t->v[0] = real ? 10.0 : 3;
+	g->v[0] = real ? 10.5 : 5;
+}
+
+static void zoo_empty(struct zoo_side *t, struct zoo_side *g, enum dtype d)
+{
+	zoo_shape(t, DT_FLOAT32, 2, 0, 4);
+	zoo_shape(g, DT_FLOAT32, 2, 0, 4);
+}
+
+static void zoo_one_element(struct zoo_side *t, struct zoo_side *g, enum dtype d)
+{
+	zoo_shape(t, DT_FLOAT32, 1, 1, 0);
+	zoo_shape(g, DT_FLOAT32, 1, 1, 0);
+	t->v[0] = 2.0;
+	g->v[0] = 2.5;
+}
+
+static void zoo_nan_inf_same(struct zoo_side *t, struct zoo_side *g, enum dtype d)
+{
+	g->v[2] = NAN;
+	g->v[5] = INFINITY;
+	g->v[7] = -INFINITY;
+	*t = *g;
+	t->v[0] = 0.625;
+}
+
+static void zoo_nan_inf_diff(struct zoo_side *t, struct zoo_side *g, enum dtype d)
+{
+	g->v[2] = NAN;
+	t->v[3] = NAN;
+}
+
+static void zoo_inf_sign(struct zoo_side *t, struct zoo_side *g, enum dtype d)
+{
+	t->v[4] = INFINITY;
+	g->v[4] = -INFINITY;
+}
+
+static void zoo_golden_zero(struct zoo_side *t, struct zoo_side *g, enum dtype d)
+{
+	g->v[1] = 0;
+	g->v[3] = 0;
+}
+
+static void zoo_zeros_target(struct zoo_side *t, struct zoo_side *g, enum dtype d)
+{
+	zoo_fill(t, 0);
+}
+
+static void zoo_zeros_golden(struct zoo_side *t, struct zoo_side *g, enum dtype d)
+{
+	zoo_fill(g, 0);
+}
+
+static void zoo_zeros_both(struct zoo_side *t, struct zoo_side *g, enum dtype d)
+{
+	zoo_fill(t, 0);
+	zoo_fill(g, 0);
+}
+
+/* The same values on both sides, one side saved as a view. */
+static void zoo_view(struct zoo_side *t, struct zoo_side *g, enum dtype d)
+{
+	for (int i = 0; i < 12; i++)
+		t->v[i] = g->v[i] = i * 0.25 - 1;
+}
+
+static void zoo_view_transposed(struct zoo_side *t, struct zoo_side *g, enum dtype d)
+{
+	zoo_view(t, g, d);
+	zoo_shape(t, DT_FLOAT32, 2, 4, 3);
+	zoo_shape(g, DT_FLOAT32, 2, 4, 3);
+	t->view = ZOO_TRANSPOSED;
+}
+
+static void zoo_view_step(struct zoo_side *t, struct zoo_side *g, enum dtype d)
+{
+	zoo_view(t, g, d);
+	zoo_shape(t, DT_FLOAT32, 1, 6, 0);
+	zoo_shape(g, DT_FLOAT32, 1, 6, 0);
+	g->view = ZOO_STEP;
+}
+
+static void zoo_view_offset(struct zoo_side *t, struct zoo_side *g, enum dtype d)
+{
+	zoo_view(t, g, d);
+	zoo_shape(t, DT_FLOAT32, 2, 2, 4);
+	zoo_shape(g, DT_FLOAT32, 2, 2, 4);
+	t->view = ZOO_OFFSET;
+}
+
+static void zoo_missing_file(struct zoo_side *t, struct zoo_side *g, enum dtype d)
+{
+	t->file = ZOO_NO_FILE;
+}
+
+static void zoo_truncated(struct zoo_side *t, struct zoo_side *g, enum dtype d)
+{
+	t->file = ZOO_TRUNCATED;
+}
+
+static void zoo_no_data_name(struct zoo_side *t, struct zoo_side *g, enum dtype d)
+{
+	t->file = ZOO_NO_DATA_NAME;
+}
+
+static const struct zoo_case {
+	const char *name;
+	void (*fill)(struct zoo_side *target, struct zoo_side *golden, enum dtype d);
+	enum dtype dtype;
+} zoo_cases[] = {
+	{ "dtype_float64", zoo_dtype, DT_FLOAT64 },
+	{ "dtype_float32", zoo_dtype, DT_FLOAT32 },
+	{ "dtype_float16", zoo_dtype, DT_FLOAT16 },
+	{ "dtype_bfloat16", zoo_dtype, DT_BFLOAT16 },
+	{ "dtype_float8_e4m3fn", zoo_dtype, DT_FLOAT8_E4M3FN },
+	{ "dtype_float8_e5m2", zoo_dtype, DT_FLOAT8_E5M2 },
+	{ "dtype_int64", zoo_dtype, DT_INT64 },
+	{ "dtype_int32", zoo_dtype, DT_INT32 },
+	{ "dtype_int16", zoo_dtype, DT_INT16 },
+	{ "dtype_int8", zoo_dtype, DT_INT8 },
+	{ "dtype_uint8", zoo_dtype, DT_UINT8 },
+	{ "dtype_bool", zoo_dtype, DT_BOOL },
+	{ "dtype_complex64", zoo_dtype, DT_COMPLEX64 },
+	{ "identical", zoo_identical, DT_FLOAT32 },
+	{ "small_diff", zoo_small_diff, DT_FLOAT32 },
+	{ "dtype_mismatch", zoo_dtype_mismatch, DT_FLOAT32 },
+	{ "shape_mismatch", zoo_shape_mismatch, DT_FLOAT32 },
+	{ "scalar_float32", zoo_scalar, DT_FLOAT32 },
+	{ "scalar_uint8", zoo_scalar, DT_UINT8 },
+	{ "scalar_int64", zoo_scalar, DT_INT64 },
+	{ "empty", zoo_empty, DT_FLOAT32 },
+	{ "one_element", zoo_one_element, DT_FLOAT32 },
+	{ "nan_inf_same", zoo_nan_inf_same, DT_FLOAT32 },
+	{ "nan_inf_diff", zoo_nan_inf_diff, DT_FLOAT32 },
+	{ "inf_sign", zoo_inf_sign, DT_FLOAT32 },
+	{ "golden_zero", zoo_golden_zero, DT_FLOAT32 },
+	{ "zeros_target", zoo_zeros_target, DT_FLOAT32 },
+	{ "zeros_golden", zoo_zeros_golden, DT_FLOAT32 },
+	{ "zeros_both", zoo_zeros_both, DT_FLOAT32 },
+	{ "view_transposed", zoo_view_transposed, DT_FLOAT32 },
+	{ "view_step", zoo_view_step, DT_FLOAT32 },
+	{ "view_offset", zoo_view_offset, DT_FLOAT32 },
+	{ "missing_file", zoo_missing_file, DT_FLOAT32 },
+	{ "truncated", zoo_truncated, DT_FLOAT32 },
+	{ "no_data_name", zoo_no_data_name, DT_FLOAT32 },
+};
+
+/* One element of type d at out (complex: v + im i). */
+static void store_element(enum dtype d, double v, double im, unsigned char *out)
+{
+	union { double f64; float f32[2]; int64_t i64; int32_t i32; int16_t i16; int8_t i8; uint8_t u8;
+		uint16_t u16; } u = { 0 };
+	switch (d) {
+	case DT_FLOAT64: u.f64 = v; break;
+	case DT_FLOAT32: u.f32[0] = (float)v; break;
+	case DT_FLOAT16: u.u16 = dtype_float_to_half((float)v); break;
+	case DT_BFLOAT16: u.u16 = dtype_float_to_bf16((float)v); break;
+	case DT_FLOAT8_E4M3FN: u.u8 = dtype_float_to_f8e4m3fn((float)v); break;
+	case DT_FLOAT8_E5M2: u.u8 = dtype_float_to_f8e5m2((float)v); break;
+	case DT_INT64: u.i64 = (int64_t)v; break;
+	case DT_INT32: u.i32 = (int32_t)v; break;
+	case DT_INT16: u.i16 = (int16_t)v; break;
+	case DT_INT8: u.i8 = (int8_t)v; break;
+	case DT_UINT8: u.u8 = (uint8_t)v; break;
+	case DT_BOOL: u.u8 = v != 0; break;
+	case DT_COMPLEX64: u.f32[0] = (float)v; u.f32[1] = (float)im; break;
+	default: die("internal error: the zoo has no %s case", dtype_info(d)->name);
+	}
+	memcpy(out, &u, dtype_info(d)->size);
+}
+
+/* A side as saved: its elements in C order, and the storage and view its file holds. */
+struct zoo_saved {
+	unsigned char *elems, *storage;
+	struct tensor_src src;
+	int64_t shape[2], stride[2];
+};
+
+static void zoo_save_layout(struct zoo_saved *z, const struct zoo_side *s, int64_t n)
+{
+	unsigned size = dtype_info(s->dtype)->size;
+	int64_t storage_n = s->view == ZOO_STEP ? 2 * n : s->view == ZOO_OFFSET ? n + 12 : n;
+
+	z->storage = xmalloc(st_mult((size_t)storage_n + 1, size));
+	for (int64_t i = 0; i < storage_n; i++)
+		store_element(s->dtype, ZOO_FILLER, 0, z->storage + i * size);
+	z->src = (struct tensor_src){ .dtype = s->dtype, .storage = z->storage, .storage_numel = storage_n,
+				      .ndim = s->ndim, .shape = z->shape };
+	for (int64_t i = 0; i < n; i++) {
+		int64_t at = i;
+		if (s->view == ZOO_TRANSPOSED) /* element (r, c) of the view is (c, r) of the storage */
+			at = (i % s->shape[1]) * s->shape[0] + i / s->shape[1];
+		else if (s->view == ZOO_STEP)
+			at = 2 * i;
+		else if (s->view == ZOO_OFFSET)
+			at = 7 + i;
+		memcpy(z->storage + at * size, z->elems + i * size, size);
+	}
+	if (s->view == ZOO_TRANSPOSED) {
+		z->stride[0] = 1;
+		z->stride[1] = s->shape[0];
+		z->src.stride = z->stride;
+	} else if (s->view == ZOO_STEP) {
+		z->stride[0] = 2;
+		z->src.stride = z->stride;
+	}
+	z->src.offset = s->view == ZOO_OFFSET ? 7 : 0;
+}
+
+static void zoo_save(struct zoo_saved *z, const struct zoo_side *s)
+{
+	unsigned size = dtype_info(s->dtype)->size;
+	int64_t n = zoo_numel(s);
+
+	z->elems = xmalloc(st_mult((size_t)n + 1, size));
+	for (int64_t i = 0; i < n; i++)
+		store_element(s->dtype, s->v[i], i / 4.0, z->elems + i * size);
+	z->shape[0] = s->shape[0];
+	z->shape[1] = s->shape[1];
+	zoo_save_layout(z, s, n);
+}
+
+static void zoo_saved_release(struct zoo_saved *z)
+{
+	free(z->elems);
+	free(z->storage);
+}
+
+/* The file of a zoo leaf, with its fault: none, missing, cut in half. */
+static void zoo_file(struct rank_dump *d, const struct zoo_side *s, const struct zoo_saved *z,
+		     const char *data_name)
+{
+	struct strbuf path = STRBUF_INIT;
+	struct stat st;
+
+	if (s->file == ZOO_NO_FILE || s->file == ZOO_NO_DATA_NAME)
+		return;
+	save_tensor_file(d, data_name, &z->src);
+	if (s->file != ZOO_TRUNCATED)
+		return;
+	strbuf_addf(&path, "%s/dump_tensor_data/%s", d->dir.buf, data_name);
+	if (stat(path.buf, &st) < 0 || truncate(path.buf, st.st_size / 2) < 0)
+		die_errno("cannot truncate %s", path.buf);
+	strbuf_release(&path);
+}
+
+static void zoo_leaf(struct rank_dump *d, const struct zoo_side *s, const char *io)
+{
+	struct zoo_saved z;
+	struct strbuf row = STRBUF_INIT, data_name = STRBUF_INIT;
+	char stat[4][32], crc[9];
+	struct leaf l;
+
+	zoo_save(&z, s);
+	summarize_elements(s->dtype, z.elems, (size_t)zoo_numel(s), s->ndim, stat);
+	crc_elements(z.elems, (size_t)zoo_numel(s) * dtype_info(s->dtype)->size, crc);
+	strbuf_addf(&row, "%s.%s.0", d->entry.buf, io);
+	if (d->cfg->task == GEN_TASK_TENSOR) {
+		if (s->file == ZOO_NO_DATA_NAME)
+			strbuf_addstr(&data_name, "-1");
+		else
+			data_name_of(d, row.buf, &data_name);
+		zoo_file(d, s, &z, data_name.buf);
+	}
+	l = (struct leaf){ .dtype = s->dtype, .ndim = s->ndim, .shape = z.shape, .stat = stat, .crc = crc,
+			   .data_name = data_name.buf };
+	write_leaf(d, &l);
+	zoo_saved_release(&z);
+	strbuf_release(&row);
+	strbuf_release(&data_name);
+}
+
+static void zoo_tensor_list(struct rank_dump *d, const char *key, const char *io, const struct zoo_side *s)
+{
+	jw_key(&d->json, key);
+	jw_open(&d->json, '[');
+	zoo_leaf(d, s, io);
+	jw_close(&d->json, ']');
+}
+
+/*
+ * Tensor.zoo_<case>.0.forward for every case: input.0 is float32 [1, 2,
+ * 3, 4] on both sides (so that msprobe's input-versus-output rules see a
+ * perfect input), output.0 is the case's target or golden tensor.
+ */
+static void dump_zoo(struct rank_dump *d, bool target)
+{
+	struct zoo_side input = { .dtype = DT_FLOAT32, .ndim = 1, .shape = { 4 }, .v = { 1, 2, 3, 4 } };
+
+	for (size_t i = 0; i < ARRAY_SIZE(zoo_cases); i++) {
+		struct zoo_side t, g;
+		zoo_default(&t);
+		zoo_default(&g);
+		zoo_cases[i].fill(&t, &g, zoo_cases[i].dtype);
+		strbuf_reset(&d->entry);
+		strbuf_addf(&d->entry, "Tensor.zoo_%s.0.forward", zoo_cases[i].name);
+		entry_begin(d, NO_STACK, true, NULL);
+		zoo_tensor_list(d, "input_args", "input", &input);
+		empty_object(d, "input_kwargs");
+		zoo_tensor_list(d, "output", "output", target ? &t : &g);
+		entry_end(d);
+	}
+}
+
+/* ------------------------------------------------------------------ */
 
 static void run_training(const struct gen_config *cfg, bool target)
 {
@@ -1329,6 +2041,8 @@ static void run_training(const struct gen_config *cfg, bool target)
 		if (cfg->ranks > 1)
 			average_gradients(models, dumps, cfg->ranks);
 		for (int r = 0; r < cfg->ranks; r++) {
+			if (cfg->zoo)
+				dump_zoo(&dumps[r], target);
 			rank_dump_close(&dumps[r]);
 			sgd_update(&models[r]);
 		}

@@ -10,6 +10,9 @@
 #                                     <case>.sh.out, <case>.sh.err, <case>.sh.status
 #                                     (a missing file means empty / 0).  --regen
 #                                     rewrites them from what the tools print now.
+#                                     A script that cannot run here (a missing
+#                                     optional tool) exits 77, saying why on its
+#                                     first line: a SKIP, not counted as passed.
 # parity   tests/parity/*.sh          TAP scripts against ../shared/fixtures; they
 #                                     say "# SKIP" when the fixtures are absent.
 # With --asan DIR the unit and cli tests run again on the sanitizer build.
@@ -74,6 +77,12 @@ run_cli() { # bindir label
 		selected "$rel" || continue
 		dir=$(mktemp -d)
 		( cd "$dir" && PATH="$1/bin:$PATH" TOP="$top" sh "$t" > "$dir/.stdout" 2> "$dir/.stderr"; echo $? > "$dir/.status" )
+		if [ "$(cat "$dir/.status")" = 77 ]; then
+			# the test cannot run here; its first line of output says why
+			skip "$2$rel" "$(head -n 1 "$dir/.stdout")"
+			rm -rf "$dir"
+			continue
+		fi
 		if [ $regen = 1 ]; then
 			for k in out err; do
 				src=$dir/.std$k; [ $k = out ] && src=$dir/.stdout; [ $k = err ] && src=$dir/.stderr

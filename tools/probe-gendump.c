@@ -7,19 +7,32 @@
 
 enum {
 	OPT_MODE = 256,
+	OPT_PT_LAYOUT,
+	OPT_FORMAT,
+	OPT_DTYPE,
 	OPT_FAULT,
 	OPT_FAULT_RANK,
 	OPT_STEPS,
 	OPT_RANKS,
 	OPT_MICRO_BATCHES,
 	OPT_LAYERS,
+	OPT_WIDTH,
+	OPT_BATCH,
+	OPT_ZOO,
 	OPT_SEED,
 	OPT_PRINT_TENSORS,
 };
 
 static const struct opt_spec options[] = {
-	{ OPT_MODE, 0, "mode", "MODE", "statistics (default) or md5: also write each tensor's CRC-32",
-	  "statistics|md5", 0 },
+	{ OPT_MODE, 0, "mode", "MODE",
+	  "statistics (default), md5: also each tensor's CRC-32, or tensor: also each tensor's data",
+	  "statistics|md5|tensor", 0 },
+	{ OPT_PT_LAYOUT, 0, "pt-layout", "LAYOUT", "tensor mode: .pt files as torch 1.13 (default) or torch 2.x writes them",
+	  "torch1|torch2", 0 },
+	{ OPT_FORMAT, 0, "format", "FORMAT", "tensor mode: pt (default, torch.save) or npy (MindSpore's numpy.save)",
+	  "pt|npy", 0 },
+	{ OPT_DTYPE, 0, "dtype", "TYPE", "what tensors are saved as, computed in float32 (default float32)",
+	  "float32|float16|bfloat16", 0 },
 	{ OPT_FAULT, 0, "fault", "KIND", "fault injected into the target run (default fc2-weight)",
 	  GEN_FAULT_CHOICES, 0 },
 	{ OPT_FAULT_RANK, 0, "fault-rank", "R", "rank that carries the fault (default 0)", NULL, 0 },
@@ -28,6 +41,9 @@ static const struct opt_spec options[] = {
 	  0 },
 	{ OPT_MICRO_BATCHES, 0, "micro-batches", "M", "forward+backward passes per step (default 1)", NULL, 0 },
 	{ OPT_LAYERS, 0, "layers", "L", "Linear layers, at least 2 (default 3)", NULL, 0 },
+	{ OPT_WIDTH, 0, "width", "W", "hidden width: the weights are W x W (default 16)", NULL, 0 },
+	{ OPT_BATCH, 0, "batch", "B", "rows per micro-batch (default 4)", NULL, 0 },
+	{ OPT_ZOO, 0, "zoo", NULL, "append the zoo: entries whose tensors exercise every metric rule", NULL, 0 },
 	{ OPT_SEED, 0, "seed", "S", "seed of weights, inputs and targets (default 1)", NULL, 0 },
 	{ OPT_PRINT_TENSORS, 0, "print-tensors", NULL,
 	  "print every tensor of the golden run's step 0 rank 0 on stdout (for checking)", NULL, 0 },
@@ -35,8 +51,9 @@ static const struct opt_spec options[] = {
 
 static const struct tool_spec spec = {
 	.name = "probe-gendump",
-	.synopsis = "[--mode MODE] [--fault KIND] [--fault-rank R] [--steps N] [--ranks N] "
-		    "[--micro-batches M] [--layers L] [--seed S] [--print-tensors] OUTDIR",
+	.synopsis = "[--mode MODE] [--pt-layout LAYOUT] [--format FORMAT] [--dtype TYPE] [--fault KIND] "
+		    "[--fault-rank R] [--steps N] [--ranks N] [--micro-batches M] [--layers L] [--width W] "
+		    "[--batch B] [--zoo] [--seed S] [--print-tensors] OUTDIR",
 	.summary = "Simulate the training of a small MLP and write msprobe dumps of a golden run and of a "
 		   "target run with an injected fault to OUTDIR/golden and OUTDIR/target.",
 	.opts = options,
@@ -44,8 +61,30 @@ static const struct tool_spec spec = {
 	.operand_flags = OPT_DIR,
 };
 
+/* The index of arg among the '|'-separated choices of the option id, or a usage error. */
+static int choice(int id, const char *arg)
+{
+	const struct opt_spec *o = NULL;
+	const char *p;
+	int i = 0;
+
+	for (size_t k = 0; k < ARRAY_SIZE(options); k++)
+		if (options[k].id == id)
+			o = &options[k];
+	for (p = o->choices; p; i++) {
+		size_t len = strcspn(p, "|");
+		if (strlen(arg) == len && !strncmp(p, arg, len))
+			return i;
+		p = p[len] ? p + len + 1 : NULL;
+	}
+	opt_usage_error(&spec, "unknown --%s: %s", o->long_name, arg);
+}
+
 static void parse_options(struct gen_config *cfg, int argc, char **argv)
 {
+	static const enum gen_task tasks[] = { GEN_TASK_STATISTICS, GEN_TASK_MD5, GEN_TASK_TENSOR };
+	static const enum dtype dtypes[] = { DT_FLOAT32, DT_FLOAT16, DT_BFLOAT16 };
+	bool layout_given = false, format_given = false;
 	const char *arg;
 	int c, first;
 
@@ -53,9 +92,18 @@ static void parse_options(struct gen_config *cfg, int argc, char **argv)
 	while ((c = opt_next(&spec, argc, argv, &arg, &first)) != -1) {
 		switch (c) {
 		case OPT_MODE:
-			if (strcmp(arg, "statistics") && strcmp(arg, "md5"))
-				opt_usage_error(&spec, "unknown --mode: %s", arg);
-			cfg->md5 = !strcmp(arg, "md5");
+			cfg->task = tasks[choice(c, arg)];
+			break;
+		case OPT_PT_LAYOUT:
+			cfg->pt_layout = choice(c, arg) ? PT_TORCH2 : PT_TORCH1;
+			layout_given = true;
+			break;
+		case OPT_FORMAT:
+			cfg->format = choice(c, arg) ? GEN_FORMAT_NPY : GEN_FORMAT_PT;
+			format_given = true;
+			break;
+		case OPT_DTYPE:
+			cfg->dtype = dtypes[choice(c, arg)];
 			break;
 		case OPT_FAULT:
 			if (gen_fault_parse(arg) < 0)
@@ -77,6 +125,15 @@ static void parse_options(struct gen_config *cfg, int argc, char **argv)
 		case OPT_LAYERS:
 			cfg->layers = (int)opt_number(&spec, "--layers", arg, 2, 100000);
 			break;
+		case OPT_WIDTH:
+			cfg->width = (int)opt_number(&spec, "--width", arg, 1, GEN_MAX_WIDTH);
+			break;
+		case OPT_BATCH:
+			cfg->batch = (int)opt_number(&spec, "--batch", arg, 1, GEN_MAX_BATCH);
+			break;
+		case OPT_ZOO:
+			cfg->zoo = true;
+			break;
 		case OPT_SEED:
 			cfg->seed = (uint64_t)opt_number(&spec, "--seed", arg, 0, INT64_MAX);
 			break;
@@ -89,6 +146,10 @@ static void parse_options(struct gen_config *cfg, int argc, char **argv)
 		opt_usage_error(&spec, argc == first ? "no output directory given" : "more than one operand");
 	if (cfg->fault_rank >= cfg->ranks)
 		opt_usage_error(&spec, "--fault-rank %d is not below --ranks %d", cfg->fault_rank, cfg->ranks);
+	if ((layout_given || format_given) && cfg->task != GEN_TASK_TENSOR)
+		opt_usage_error(&spec, "--%s needs --mode tensor", format_given ? "format" : "pt-layout");
+	if (layout_given && cfg->format == GEN_FORMAT_NPY)
+		opt_usage_error(&spec, "--pt-layout is for --format pt");
 	cfg->outdir = argv[first];
 }
 
