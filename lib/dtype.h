@@ -38,7 +38,8 @@ enum dtype_class { DTC_FLOAT, DTC_SIGNED, DTC_UNSIGNED, DTC_BOOL, DTC_COMPLEX };
 struct dtype_info {
 	const char *name;         /* numpy's name: "float32", "bfloat16" (not numpy's), "bool" */
 	const char *torch;        /* "torch.float32"; NULL when torch has no such type */
-	const char *storage;      /* torch's legacy typed-storage class: "FloatStorage"; NULL: none */
+	const char *storage;      /* torch's legacy typed-storage class: "FloatStorage"; NULL: none (torch 2.x
+				     saves those types as an untyped storage with the dtype beside it) */
 	const char *npy;          /* numpy descr without byte order: "f4", "b1"; NULL: not in numpy */
 	unsigned size;            /* bytes per element */
 	enum dtype_class cls;

@@ -202,12 +202,15 @@ static void add_row(struct reading *rd, enum leaf_state state, const struct jnod
 	r->col = where->col;
 }
 
-/* The data_name of a leaf object: NULL when absent, null or "", -1 when not a string. */
+/*
+ * The data_name of a leaf object: NULL when absent, null, "" or "-1" (msprobe's
+ * "no file": the row keeps its structural name); -1 when not a string.
+ */
 static int leaf_data_name(struct reading *rd, const struct jnode *obj, const char **out)
 {
 	const struct jnode *dn = jtree_get(obj, "data_name");
 	*out = NULL;
-	if (!dn || dn->kind == J_NULL || (dn->kind == J_STRING && dn->len == 0))
+	if (!dn || dn->kind == J_NULL || (dn->kind == J_STRING && (dn->len == 0 || !strcmp(dn->text, "-1"))))
 		return 0;
 	if (dn->kind != J_STRING)
 		return fail_at(rd, dn->line, dn->col, "\"data_name\" of %s is %s, expected a string",

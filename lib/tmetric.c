@@ -176,7 +176,7 @@ static double element_ulps(const unsigned char *a, const unsigned char *b, enum 
 static double element_abs(const unsigned char *a, const unsigned char *b, enum dtype d)
 {
 	double x = dtype_to_double(d, a), y = dtype_to_double(d, b);
-	if (isnan(x) != isnan(y))
+	if (!isnan(x) != !isnan(y))
 		return INFINITY;
 	if (isnan(x) || x == y)
 		return 0; /* equal infinities too */
@@ -467,7 +467,8 @@ static inline bool zero_nonfinite(double *a, double *b, struct sums *s)
 {
 	if (isfinite(*a) && isfinite(*b))
 		return false;
-	if (isinf(*a) != isinf(*b) || isnan(*a) != isnan(*b)) {
+	/* the kind of value must agree; +inf against -inf counts as the same (msprobe compares isinf masks) */
+	if (!isinf(*a) != !isinf(*b) || !isnan(*a) != !isnan(*b)) {
 		s->position_mismatch = true;
 		return false;
 	}
