@@ -19,6 +19,11 @@
 #else
 #define VECTOR_CLONES
 #endif
+#if defined(__GNUC__)
+#define ALWAYS_INLINE __attribute__((always_inline))
+#else
+#define ALWAYS_INLINE
+#endif
 
 /* ---- cells ------------------------------------------------------------------ */
 
@@ -307,6 +312,83 @@ VECTOR_CLONES static void diff_f32(const unsigned char *pt, const unsigned char 
 	m->max_abs = max_abs;
 }
 
+/* A 16-bit float as a float, without branches (float16: infinities and NaNs come out finite). */
+static inline float value16(uint32_t h, bool bf16)
+{
+	uint32_t bits = bf16 ? h << 16 : ((h & 0x8000u) << 16) | ((h & 0x7FFFu) << 13);
+	float f;
+	memcpy(&f, &bits, 4);
+	return bf16 ? f : f * 0x1p112f; /* float16: the exponent bias differs by 112 */
+}
+
+/*
+ * diff_f32 for bfloat16 and float16 (bf16 is a constant in each caller's
+ * copy, so each loop vectorises on its own).
+ */
+ALWAYS_INLINE static inline void diff_16(const unsigned char *pt, const unsigned char *pg, int64_t n, int64_t at, bool bf16,
+			   struct tmetric *m)
+{
+	const uint32_t inf = bf16 ? 0x7F80u : 0x7C00u;
+	const int64_t inf_bits = 0x7FF0000000000000;
+	int64_t ndiff = 0, max_ulp = 0, max_abs_ord, odd = 0;
+	double max_abs = m->max_abs > 0 ? m->max_abs : 0;
+	memcpy(&max_abs_ord, &max_abs, 8);
+	for (int64_t i = 0; i < n; i++) {
+		uint16_t a16, b16;
+		memcpy(&a16, pt + 2 * i, 2);
+		memcpy(&b16, pg + 2 * i, 2);
+		uint32_t a = a16, b = b16;
+		int64_t ne = a != b;
+		int64_t na = (a & 0x7FFFu) > inf, nb = (b & 0x7FFFu) > inf;
+		int64_t infinite = -(int64_t)(((a & 0x7FFFu) == inf) | ((b & 0x7FFFu) == inf));
+		int64_t sa = -(int64_t)(a >> 15), sb = -(int64_t)(b >> 15);
+		int64_t oa = ((int64_t)(a & 0x7FFFu) ^ sa) - sa, ob = ((int64_t)(b & 0x7FFFu) ^ sb) - sb;
+		int64_t diff = oa - ob, sign = diff >> 63;
+		int64_t counted = -((ne & (na | nb)) ^ ne);
+		int64_t u = ((diff ^ sign) - sign) & counted;
+		double d = fabs((double)value16(a, bf16) - (double)value16(b, bf16));
+		int64_t dbits;
+		memcpy(&dbits, &d, 8);
+		dbits = (dbits & ~infinite) | (inf_bits & infinite); /* differing infinities: inf apart */
+		dbits &= counted;
+		ndiff += ne;
+		odd |= ne & (na ^ nb);
+		max_ulp = u > max_ulp ? u : max_ulp;
+		max_abs_ord = dbits > max_abs_ord ? dbits : max_abs_ord;
+	}
+	if (!ndiff)
+		return;
+	if (m->first_diff < 0) {
+		int64_t i = 0;
+		while (!memcmp(pt + 2 * i, pg + 2 * i, 2))
+			i++;
+		m->first_diff = at + i;
+	}
+	m->ndiff += ndiff;
+	m->nbeyond += ndiff;
+	memcpy(&max_abs, &max_abs_ord, 8);
+	if (odd || isinf(m->max_ulp)) {
+		m->max_ulp = INFINITY;
+		m->max_abs = INFINITY;
+		return;
+	}
+	if ((double)max_ulp > m->max_ulp)
+		m->max_ulp = (double)max_ulp;
+	m->max_abs = max_abs;
+}
+
+VECTOR_CLONES static void diff_bf16(const unsigned char *pt, const unsigned char *pg, int64_t n, int64_t at,
+				    struct tmetric *m)
+{
+	diff_16(pt, pg, n, at, true, m);
+}
+
+VECTOR_CLONES static void diff_f16(const unsigned char *pt, const unsigned char *pg, int64_t n, int64_t at,
+				   struct tmetric *m)
+{
+	diff_16(pt, pg, n, at, false, m);
+}
+
 static void compare_bytes(const struct tensor *t, const struct tensor *g, const struct tm_band *band,
 			  struct tmetric *m)
 {
@@ -331,6 +413,10 @@ static void compare_bytes(const struct tensor *t, const struct tensor *g, const 
 			continue;
 		if (t->dtype == DT_FLOAT32 && !band)
 			diff_f32(pt, pg, nt, at, m);
+		else if (t->dtype == DT_BFLOAT16 && !band)
+			diff_bf16(pt, pg, nt, at, m);
+		else if (t->dtype == DT_FLOAT16 && !band)
+			diff_f16(pt, pg, nt, at, m);
 		else
 			diff_elements(pt, pg, nt, at, t->dtype, band, m);
 	}
