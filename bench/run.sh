@@ -1,10 +1,11 @@
 #!/bin/sh
 # bench/run.sh BUILD: the measurements of probe (make bench).
 #
-# Inputs are built here, once, under bench/out/: the big statistics pair of
+# Inputs are built here, once, under bench/out/ (about 9 GB): the big statistics pair of
 # ../shared/bench/make-big-pair.py (when ../shared and python3 are there) at two
 # sizes, and dumps of the project's own generator at two sizes, so that the
-# benchmark also runs from a fresh clone.  Each figure is the median of RUNS runs
+# benchmark also runs from a fresh clone, and tensor dumps of the generator
+# (float32 and bfloat16, about 2.2 GB of tensors each).  Each figure is the median of RUNS runs
 # (default 5) with min and max; peak memory is the largest RSS of those runs.
 # Next to each figure, a reference measured in the same run: reading the same
 # bytes once (cat from the page cache) and, for JSON, `jq -c .data`.
@@ -102,6 +103,29 @@ measure "pipeline-csv:$label" "$bytes" "'$bin/probe-flatten' -q '$last/target' |
 measure "pipeline-ndjson:$label" "$bytes" "'$bin/probe-flatten' -q '$last/target' | '$bin/probe-match' '$last/golden' | '$bin/probe-metric'"
 rm -rf "$tmp"
 
+# tensor mode: generated dumps of about 2.2 GB of tensors (target + golden), float32 and bfloat16
+tensor_dump() { # DTYPE WIDTH
+	d=$out/tensor-$1-w$2
+	if [ ! -f "$d/golden/step0/rank0/dump.json" ]; then
+		"$bin/probe-gendump" --mode tensor --dtype "$1" --width "$2" "$d" > /dev/null
+	fi
+	echo "$d"
+}
+tmp=$out/tmp
+mkdir -p "$tmp"
+for spec in float32:8192 bfloat16:11585; do
+	d=$(tensor_dump "${spec%:*}" "${spec#*:}")
+	label=${spec%:*}
+	files="$d/target/step0/rank0/dump_tensor_data/* $d/golden/step0/rank0/dump_tensor_data/*"
+	# shellcheck disable=SC2086 # the glob is meant
+	bytes=$(cat $files | wc -c | tr -d ' ')
+	"$bin/probe-flatten" -q "$d/target" | "$bin/probe-match" "$d/golden" > "$tmp/tensor-pairs.ndjson"
+	measure "read-once:tensor-$label" "$bytes" "cat $files"
+	measure "tensor-metric-j1:$label" "$bytes" "'$bin/probe-metric' -j 1 --csv '$tmp/tensor-pairs.ndjson'"
+	measure "tensor-metric-j2:$label" "$bytes" "'$bin/probe-metric' -j 2 --csv '$tmp/tensor-pairs.ndjson'"
+done
+rm -rf "$tmp"
+
 # jq reference on the largest pair only (msprobe's when it is there): it takes seconds a run
 last=$(echo $pairs | tr ' ' '\n' | grep big | tail -1)
 [ -n "$last" ] || last=$(echo $pairs | tr ' ' '\n' | tail -1)
@@ -125,4 +149,11 @@ jq -rs '
 echo
 echo "the compare pipeline (msprobe compare on this pair, this machine: 256 s, 4.7 GB peak, per design.md):"
 jq -r 'select(.figure | test("^(stage|pipeline)")) | "  \(.figure): \(.median_s) s (min \(.min_s), max \(.max_s)), peak \(.peak_kb / 1024 | floor) MB, \(256 / .median_s | floor)x faster than msprobe"' "$results"
+echo
+echo "tensor metrics (GB/s of tensor data, target + golden; read-once: cat of the same files from the page cache):"
+jq -rs '
+	(map({(.figure): .}) | add) as $f
+	| [.[] | select(.figure | startswith("tensor-metric"))]
+	| .[] | (.figure | sub("tensor-metric-j[0-9]+:"; "")) as $l
+	| "  \(.figure): \(.mb_per_s / 1000 * 100 | floor / 100) GB/s, \(.median_s) s, peak \(.peak_kb / 1024 | floor) MB; read-once \($f["read-once:tensor-" + $l].mb_per_s / 1000 * 10 | floor / 10) GB/s, \(($f["read-once:tensor-" + $l].mb_per_s / .mb_per_s) * 10 | floor / 10)x slower"' "$results"
 echo "results: $results"

@@ -1154,23 +1154,16 @@ static int take_batches(struct metric_stream *m, bool all, struct strbuf *out, s
 	return 0;
 }
 
-static bool contains(const char *s, size_t n, const char *word)
+/*
+ * Lines per batch: few until the mode is known, then many for statistics
+ * and md5 (cheap pairs), one for tensor dumps (a pair's files are work
+ * enough, and the threads should share them).
+ */
+static size_t batch_lines(const struct metric_stream *m)
 {
-	size_t w = strlen(word);
-	for (const char *p = s, *end = s + n; (size_t)(end - p) >= w; p++) {
-		p = memchr(p, word[0], (size_t)(end - p) - w + 1);
-		if (!p)
-			return false;
-		if (!memcmp(p, word, w))
-			return true;
-	}
-	return false;
-}
-
-/* A pair record that names a tensor file ("data" of a leaf of a tensor dump). */
-static bool names_tensor_file(const char *line, size_t len)
-{
-	return contains(line, len, "\"data\":\"") && contains(line, len, "\"task\":\"tensor\"");
+	if (!m->mode_known)
+		return 16;
+	return m->table.mode == MS_MODE_TENSOR ? 1 : BATCH_LINES;
 }
 
 int metric_add(struct metric_stream *m, const char *line, size_t len, struct strbuf *out, struct strbuf *err)
@@ -1189,8 +1182,7 @@ int metric_add(struct metric_stream *m, const char *line, size_t len, struct str
 	b->lines[b->n].len = len;
 	b->n++;
 	b->text_len += len + 1;
-	/* a pair with tensor files is work enough for a batch of its own: the threads share the files */
-	if (b->n == BATCH_LINES || b->text_len >= BATCH_BYTES || names_tensor_file(line, len))
+	if (b->n >= batch_lines(m) || b->text_len >= BATCH_BYTES)
 		submit(m);
 	return take_batches(m, false, out, err);
 }
