@@ -30,6 +30,13 @@
  *   input            x[0][0] += 0.5 in every batch
  *   linear1-output   fc2's F.linear adds 1e-3 to its output [0][0] (every call)
  *   nan              fc2's F.linear output [0][0] becomes NaN (every call)
+ *   grad             the ReLU backward after fc2 hands fc2's backward its grad * 1.01
+ *   dtype            fc2's F.linear returns float16 (every call)
+ *   shape            fc2's F.linear output is dumped as [out, B] (every call)
+ *   scalar           fc1's ReLU is called with inplace=True (every call)
+ *   inf              fc2's F.linear output [0][0] becomes +inf (every call)
+ *   nan-input        x[0][0] is NaN in every batch
+ * (gendump.h says where each first shows in the dumps.)
  *
  * The call stacks point into this invented script, /home/user/mlp/model.py,
  * where L is --layers (line numbers on the left):
@@ -122,6 +129,12 @@ static const char *const fault_names[] = {
 	[GEN_FAULT_INPUT] = "input",
 	[GEN_FAULT_LINEAR1_OUTPUT] = "linear1-output",
 	[GEN_FAULT_NAN] = "nan",
+	[GEN_FAULT_GRAD] = "grad",
+	[GEN_FAULT_DTYPE] = "dtype",
+	[GEN_FAULT_SHAPE] = "shape",
+	[GEN_FAULT_SCALAR] = "scalar",
+	[GEN_FAULT_INF] = "inf",
+	[GEN_FAULT_NAN_INPUT] = "nan-input",
 };
 
 const char *gen_fault_name(enum gen_fault f)
@@ -369,6 +382,14 @@ struct tensor {
 	size_t n;
 	float *v;
 	bool requires_grad;
+	/*
+	 * How the dumps show it: its own shape and --dtype, unless a fault of
+	 * the target (shape, dtype) makes the operator that returns it hand
+	 * on another view or type of the same values.
+	 */
+	int dumped_ndim;
+	int64_t dumped_shape[2];
+	bool float16;
 	/* as saved and dumped, computed when first needed */
 	bool summarized;
 	void *rounded;    /* the elements in the saved type, when that is not float32 */
@@ -383,6 +404,9 @@ static void tensor_init(struct tensor *t, int ndim, int rows, int cols, bool req
 	t->shape[1] = cols;
 	t->n = ndim == 0 ? 1 : ndim == 1 ? (size_t)rows : st_mult((size_t)rows, (size_t)cols);
 	t->v = xcalloc(t->n, sizeof(float));
+	t->dumped_ndim = ndim;
+	t->dumped_shape[0] = rows;
+	t->dumped_shape[1] = cols;
 }
 
 static void tensor_release(struct tensor *t)
@@ -962,29 +986,27 @@ static void write_leaf(struct rank_dump *d, const struct leaf *l)
  */
 static void tensor_leaf(struct rank_dump *d, struct tensor *t, const char *io, const char *label)
 {
-	enum dtype dtype = d->cfg->dtype;
+	enum dtype dtype;
 	struct strbuf row = STRBUF_INIT, data_name = STRBUF_INIT;
-	int64_t shape[2];
 	struct leaf l;
 
 	if (!t) {
 		jw_token(&d->json, "null");
 		return;
 	}
+	dtype = t->float16 ? DT_FLOAT16 : d->cfg->dtype;
 	strbuf_addf(&row, "%s.%s%s%s", d->entry.buf, io ? io : "", io ? "." : "", label);
 	tensor_summarize(t, dtype);
 	if (d->print_tensors)
 		print_tensor(row.buf, t, dtype);
-	for (int i = 0; i < t->ndim; i++)
-		shape[i] = t->shape[i];
 	if (d->cfg->task == GEN_TASK_TENSOR) {
 		struct tensor_src src = { .dtype = dtype, .storage = tensor_elements(t), .storage_numel = (int64_t)t->n,
-					  .ndim = t->ndim, .shape = shape };
+					  .ndim = t->dumped_ndim, .shape = t->dumped_shape };
 		data_name_of(d, row.buf, &data_name);
 		save_tensor_file(d, data_name.buf, &src);
 	}
-	l = (struct leaf){ .dtype = dtype, .ndim = t->ndim, .shape = shape, .stat = t->stat, .crc = t->crc,
-			   .requires_grad = t->requires_grad, .data_name = data_name.buf };
+	l = (struct leaf){ .dtype = dtype, .ndim = t->dumped_ndim, .shape = t->dumped_shape, .stat = t->stat,
+			   .crc = t->crc, .requires_grad = t->requires_grad, .data_name = data_name.buf };
 	write_leaf(d, &l);
 	strbuf_release(&row);
 	strbuf_release(&data_name);
@@ -1014,8 +1036,8 @@ static void empty_object(struct rank_dump *d, const char *key)
 	jw_close(&d->json, '}');
 }
 
-/* {"type": "bool", "value": false} under "inplace", as F.relu's kwargs. */
-static void inplace_false_kwargs(struct rank_dump *d)
+/* {"type": "bool", "value": false} (or true) under "inplace", as F.relu's kwargs. */
+static void inplace_kwargs(struct rank_dump *d, bool inplace)
 {
 	jw_key(&d->json, "input_kwargs");
 	jw_open(&d->json, '{');
@@ -1024,7 +1046,7 @@ static void inplace_false_kwargs(struct rank_dump *d)
 	jw_key(&d->json, "type");
 	jw_string(&d->json, "bool");
 	jw_key(&d->json, "value");
-	jw_token(&d->json, "false");
+	jw_token(&d->json, inplace ? "true" : "false");
 	jw_close(&d->json, '}');
 	jw_close(&d->json, '}');
 }
@@ -1106,6 +1128,26 @@ static void apply_weight_fault(struct model *m)
 	tensor_changed(w);
 }
 
+/*
+ * The shape fault: fc2's output is dumped as another view of the same
+ * values, as if its F.linear returned output.view(out, B) (the values in
+ * memory order unchanged); [B * out] when B = out, where that view would
+ * not differ.  The arithmetic goes on with the values as they are.
+ */
+static void apply_shape_fault(struct model *m)
+{
+	struct tensor *out = &m->layers[1].output;
+	if (m->fault != GEN_FAULT_SHAPE)
+		return;
+	if (out->shape[0] != out->shape[1]) {
+		out->dumped_shape[0] = out->shape[1];
+		out->dumped_shape[1] = out->shape[0];
+	} else {
+		out->dumped_ndim = 1;
+		out->dumped_shape[0] = (int64_t)out->n;
+	}
+}
+
 static void model_init(struct model *m, const struct gen_config *cfg, enum gen_fault fault)
 {
 	uint64_t rng = rng_stream(cfg->seed, RNG_WEIGHTS, 0, 0, 0);
@@ -1123,6 +1165,9 @@ static void model_init(struct model *m, const struct gen_config *cfg, enum gen_f
 	tensor_init(&m->loss_grad, 0, 0, 0, false);
 	m->loss_grad.v[0] = 1.0f;
 	apply_weight_fault(m);
+	apply_shape_fault(m);
+	/* the dtype fault: fc2's output is a float16 tensor wherever it is dumped */
+	m->layers[1].output.float16 = fault == GEN_FAULT_DTYPE;
 }
 
 static void model_release(struct model *m)
@@ -1148,7 +1193,36 @@ static void load_batch(struct model *m, const struct gen_config *cfg, int step, 
 		m->x.v[i] = rng_normal(&rng);
 	if (m->fault == GEN_FAULT_INPUT)
 		m->x.v[0] += 0.5f;
+	if (m->fault == GEN_FAULT_NAN_INPUT)
+		m->x.v[0] = NAN;
 	tensor_changed(&m->x);
+}
+
+/*
+ * The faults of fc2's F.linear, made to the result it returns: one
+ * element moved, or made NaN or inf, or all of them computed in float16
+ * (float32 rounded to half: what the half kernel's float accumulator
+ * gives).
+ */
+static void fc2_output_fault(struct model *m, struct tensor *out)
+{
+	switch (m->fault) {
+	case GEN_FAULT_LINEAR1_OUTPUT:
+		out->v[0] += 1e-3f;
+		break;
+	case GEN_FAULT_NAN:
+		out->v[0] = NAN;
+		break;
+	case GEN_FAULT_INF:
+		out->v[0] = INFINITY;
+		break;
+	case GEN_FAULT_DTYPE:
+		for (size_t i = 0; i < out->n; i++)
+			out->v[i] = (float)round_to(DT_FLOAT16, out->v[i]);
+		break;
+	default:
+		break;
+	}
 }
 
 /* z = input @ weight.T + bias, in float32; fc2's operator carries the output faults. */
@@ -1166,10 +1240,8 @@ static void linear_forward(struct model *m, int i)
 				acc += x[k] * w[k];
 			l->output.v[b * nout + j] = acc + l->bias.v[j];
 		}
-	if (i == 1 && m->fault == GEN_FAULT_LINEAR1_OUTPUT)
-		l->output.v[0] += 1e-3f;
-	if (i == 1 && m->fault == GEN_FAULT_NAN)
-		l->output.v[0] = NAN;
+	if (i == 1)
+		fc2_output_fault(m, &l->output);
 	tensor_changed(&l->output);
 }
 
@@ -1281,6 +1353,21 @@ static void linear_backward(struct model *m, int i, bool first_micro_batch)
 	tensor_changed(&l->grad_bias);
 }
 
+/*
+ * The grad fault: dL/dz of fc2, the gradient its backward receives, is
+ * handed on 1.01 times too large by the operator that computes it (the
+ * ReLU's backward after fc2, or mse_loss's when fc2 is the last layer).
+ */
+static void grad_fault(struct model *m, int i)
+{
+	struct tensor *g = &m->layers[i].grad_output;
+	if (i != 1 || m->fault != GEN_FAULT_GRAD)
+		return;
+	for (size_t k = 0; k < g->n; k++)
+		g->v[k] *= 1.01f;
+	tensor_changed(g);
+}
+
 /* threshold_backward on the ReLU's result: the gradient passes where the result is not <= 0. */
 static void relu_backward(struct layer *l)
 {
@@ -1366,7 +1453,8 @@ static void dump_relu_forward(struct rank_dump *d, struct model *m, int i, const
 	strbuf_addf(&d->entry, "Functional.relu.%d.forward", c->relu0 + i);
 	entry_begin(d, stack_key(layers, STACK_RELU, i + 1), true, parent.buf);
 	tensor_list(d, "input_args", "input", in, 1);
-	inplace_false_kwargs(d);
+	/* the scalar fault: fc1's ReLU is called with inplace=True, its tensors unchanged */
+	inplace_kwargs(d, i == 0 && m->fault == GEN_FAULT_SCALAR);
 	tensor_list(d, "output", "output", out, 1);
 	entry_end(d);
 
@@ -1471,6 +1559,7 @@ static void forward_pass(struct model *m, struct rank_dump *d, const struct coun
 static void backward_pass(struct model *m, struct rank_dump *d, const struct counters *c)
 {
 	mse_loss_backward(m);
+	grad_fault(m, m->nlayers - 1);
 	dump_mse_loss_backward(d, m, c);
 	for (int i = m->nlayers - 1; i >= 0; i--) {
 		linear_backward(m, i, c->mb == 0);
@@ -1478,6 +1567,7 @@ static void backward_pass(struct model *m, struct rank_dump *d, const struct cou
 		dump_parameters_grad(d, m, i, c);
 		if (i > 0) {
 			relu_backward(&m->layers[i - 1]);
+			grad_fault(m, i - 1);
 			dump_relu_backward(d, m, i - 1, c);
 		}
 	}

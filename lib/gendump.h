@@ -44,6 +44,81 @@
 #include "dtype.h"
 #include "tensorw.h"
 
+/*
+ * The faults, made on rank fault_rank of the target run only: everything
+ * dumped before the fault point is byte for byte the golden run's.  Below,
+ * for each, the first leaf (in execution order, as probe-flatten lists
+ * them) that differs from the golden run with the defaults (one step, one
+ * rank, one micro-batch, 3 layers, width 16, batch 4), and whether the
+ * operator of its entry made the difference (its inputs equal, an output
+ * not: the cause is there) or received it (an input differs already; the
+ * cause is upstream, or outside the operators msprobe dumps).  "fc2" is
+ * the second Linear layer, whose F.linear is Functional.linear.1.forward
+ * in micro-batch 0 (Functional.linear.<mb * L + 1>.forward in micro-batch
+ * mb; its ReLU is Functional.relu.<mb * (L - 1) + 1>).
+ *
+ * fault            what changes in the target      first divergent leaf; what differs
+ * none             nothing                         none: the dumps are byte for byte the golden ones
+ * fc2-weight       fc2.weight *= 1.01, once,       Functional.linear.1.forward.input.1 (the weight):
+ *                  before the first step           Max..Norm; received (a parameter)
+ * fc2-weight-tiny  fc2.weight[0][0] one float32    md5 mode: Functional.linear.1.forward.input.1,
+ *                  ulp up, once                    the md5 only; received.  The weight's statistics
+ *                                                  do not show the ulp: statistics mode sees it first
+ *                                                  in Functional.linear.1.forward.output.0's Mean, as
+ *                                                  if fc2's F.linear had made it
+ * input            x[0][0] += 0.5 in every batch   Functional.linear.0.forward.input.0: Max, Mean,
+ *                                                  Norm; received (the data)
+ * linear1-output   fc2's F.linear adds 1e-3 to     Functional.linear.1.forward.output.0: Mean, Norm;
+ *                  its output [0][0], every call   made by fc2's F.linear
+ * nan              fc2's F.linear output [0][0]    Functional.linear.1.forward.output.0: Max..Norm
+ *                  is NaN, every call              NaN; made
+ * grad             dL/dz of fc2 (the grad that     Functional.relu.1.backward.output.0: Max..Norm
+ *                  fc2's backward receives) is     1.01 times; made by the ReLU's backward
+ *                  handed on 1.01 times too large  (threshold_backward) after fc2, whose input.0 is
+ *                  by the operator computing it,   equal; Functional.linear.1.backward.input.0 then
+ *                  every backward pass; the        receives it.  With --layers 2 fc2 is the last
+ *                  forward pass is unchanged       layer: Functional.mse_loss.0.backward.output.0
+ * dtype            fc2's F.linear computes its     Functional.linear.1.forward.output.0: dtype
+ *                  output in float16, every call   torch.float16 (not torch.float32), Max..Norm
+ *                                                  those of the values rounded to half; made
+ * shape            fc2's F.linear output is        Functional.linear.1.forward.output.0: shape
+ *                  dumped as a view [out, B] of    [16, 4] (not [4, 16]); statistics and md5 equal
+ *                  the same values, every call     (the same bytes); made
+ * scalar           fc1's ReLU is called with       Functional.relu.0.forward.input.inplace: value
+ *                  inplace=True, every call        true (not false), its tensors equal; received
+ *                                                  (a scalar argument, from the caller)
+ * inf              fc2's F.linear output [0][0]    Functional.linear.1.forward.output.0: Max, Mean,
+ *                  is +inf, every call             Norm Infinity; made
+ * nan-input        x[0][0] is NaN in every batch   Functional.linear.0.forward.input.0: Max..Norm
+ *                                                  NaN; received (the data)
+ *
+ * In md5 mode the same leaves are the first (but for fc2-weight-tiny's),
+ * and their md5 differs too, except shape's.
+ *
+ * Downstream: a tensor keeps what its operator made of it wherever it is
+ * dumped, and the arithmetic goes on from it.  So the fc2 output that the
+ * dtype and shape faults change shows float16, or [16, 4], in
+ * Module.fc2.Linear.forward.0.output.0, Functional.relu.1.forward.input.0
+ * and Module.relu.ReLU.forward.1.input.0 too.  With dtype the ReLU's
+ * result is float32 again (a simplification: torch would keep half) and
+ * everything after differs by the rounding; with shape nothing else
+ * differs (the values are the same); with scalar no tensor differs at
+ * all; with inf and nan-input the results after become inf or NaN.  With
+ * --dtype float16 the dtype fault shows no dtype difference (both sides
+ * are saved as float16): it first shows where the rounding moves a later
+ * result.  With --batch equal to fc2's width (16, or 4 with --layers 2)
+ * the shape fault dumps [B * out], since [out, B] would not differ.
+ *
+ * Ranks: with --ranks N the other ranks differ only from the gradient
+ * all_reduce on, which they receive: --ranks 4 --fault-rank 2 --fault
+ * fc2-weight differs first on rank 2 at
+ * Functional.linear.1.forward.input.1, and on ranks 0, 1 and 3 at
+ * Distributed.all_reduce.0.forward.output.0 (the average of fc1.weight's
+ * gradient, the first reduced; its input_args are equal).  The faults
+ * that change no value (shape, scalar) leave the other ranks identical;
+ * so does fc2-weight-tiny with the defaults: its ulp is lost in the
+ * average.
+ */
 enum gen_fault {
 	GEN_FAULT_NONE,
 	GEN_FAULT_FC2_WEIGHT,      /* fc2.weight *= 1.01 once, before the first step */
@@ -51,13 +126,19 @@ enum gen_fault {
 	GEN_FAULT_INPUT,           /* x[0][0] += 0.5 in every batch */
 	GEN_FAULT_LINEAR1_OUTPUT,  /* fc2's F.linear adds 1e-3 to its output [0][0], every call */
 	GEN_FAULT_NAN,             /* fc2's F.linear output [0][0] becomes NaN, every call */
+	GEN_FAULT_GRAD,            /* the grad fc2's backward receives is 1.01 times too large, every pass */
+	GEN_FAULT_DTYPE,           /* fc2's F.linear returns float16, every call */
+	GEN_FAULT_SHAPE,           /* fc2's F.linear output is dumped as [out, B], every call */
+	GEN_FAULT_SCALAR,          /* fc1's ReLU is called with inplace=True, every call */
+	GEN_FAULT_INF,             /* fc2's F.linear output [0][0] becomes +inf, every call */
+	GEN_FAULT_NAN_INPUT,       /* x[0][0] is NaN in every batch */
 };
 
 /* "none", "fc2-weight", ...; gen_fault_parse() returns -1 for an unknown name. */
 const char *gen_fault_name(enum gen_fault f);
 int gen_fault_parse(const char *name);
 /* The fault names separated by '|', for option tables. */
-#define GEN_FAULT_CHOICES "none|fc2-weight|fc2-weight-tiny|input|linear1-output|nan"
+#define GEN_FAULT_CHOICES "none|fc2-weight|fc2-weight-tiny|input|linear1-output|nan|grad|dtype|shape|scalar|inf|nan-input"
 
 enum gen_task {
 	GEN_TASK_STATISTICS,
