@@ -3,6 +3,7 @@
 #include "arena.h"
 #include "jsonw.h"
 #include "leafrec.h"
+#include "pair.h"
 #include "pyfmt.h"
 #include "recscan.h"
 #include "stack.h"
@@ -318,58 +319,21 @@ static int decide_mode(struct metric_stream *m, const struct item *it, struct st
 
 /* ---- reading a pair -------------------------------------------------------- */
 
-/* The pair's spans, pointing into line (nothing allocated yet); t and g are read in the same pass. */
+/* The pair's spans, pointing into line (nothing allocated yet). */
 static int parse_pair(struct item *it, const char *line, size_t len, struct strbuf *err)
 {
-	struct rs_iter iter;
-	struct span k, v;
-	const char *why = NULL;
-	bool gated = false, seen_t = false, seen_g = false;
-	int got;
-
+	struct pair p;
 	memset(it, 0, sizeof(*it));
+	if (pair_parse(&p, line, len, err) < 0)
+		return -1;
 	it->line = line;
 	it->len = len;
-	if (rs_begin(&iter, line, len) < 0)
-		goto bad;
-	while ((got = rs_key(&iter, &k)) == 1) {
-		bool is_t = span_key_is(&k, "t", 1), is_g = span_key_is(&k, "g", 1);
-		if ((is_t || is_g) && iter.p < iter.end && *iter.p == '{') {
-			const char *after;
-			if (leafrec_parse_at(is_t ? &it->t : &it->g, iter.p, iter.end, &after, &why) < 0) {
-				strbuf_addf(err, "a leaf of this pair: %s", why);
-				return -1;
-			}
-			rs_resume(&iter, after);
-			*(is_t ? &it->has_t : &it->has_g) = true;
-			*(is_t ? &seen_t : &seen_g) = true;
-			continue;
-		}
-		if (rs_value(&iter, &v) < 0)
-			goto bad;
-		if (is_t || is_g) {
-			if (v.kind != SPAN_NULL) {
-				strbuf_addstr(err, "not a pair record (see probe-match(1)): \"t\" and \"g\" must be leaf "
-						   "records or null");
-				return -1;
-			}
-			*(is_t ? &seen_t : &seen_g) = true;
-		} else if (span_key_is(&k, "msprobe_unmatched", 17)) {
-			gated = v.kind == SPAN_STRING;
-		}
-	}
-	if (got < 0)
-		goto bad;
-	if (!seen_t || !seen_g || (!it->has_t && !it->has_g)) {
-		strbuf_addstr(err, "not a pair record (see probe-match(1)): \"t\" and \"g\" must be leaf records or null, "
-				   "not both null");
-		return -1;
-	}
-	it->row.matched = it->has_g && !gated; /* msprobe_unmatched: the dtype gate */
+	it->t = p.t;
+	it->g = p.g;
+	it->has_t = p.has_t;
+	it->has_g = p.has_g;
+	it->row.matched = p.has_g && !p.gated; /* msprobe_unmatched: the dtype gate */
 	return 0;
-bad:
-	strbuf_addf(err, "not a pair record: %s (at byte %zu)", iter.error, iter.error_at + 1);
-	return -1;
 }
 
 /* ---- tensors ----------------------------------------------------------------- */
@@ -454,18 +418,11 @@ static void prepare_tensors(const struct metric_stream *m, struct item *it, stru
 		ms_note = arena_printf(a, "Dump file: %s or %s not found or read failed.", it->row.t.data_name,
 				       it->row.g.data_name);
 	if (ms_note) {
-		struct tmetric keep = *it->tm;
-		tmetric_unsupported(it->tm, ms_note);
-		/* ours stays what the bytes said */
-		it->tm->comparable = keep.comparable;
-		it->tm->same = keep.same;
-		it->tm->ndiff = keep.ndiff;
-		it->tm->first_diff = keep.first_diff;
-		it->tm->max_ulp = keep.max_ulp;
-		it->tm->max_abs = keep.max_abs;
-		it->tm->t_hash = keep.t_hash;
-		it->tm->g_hash = keep.g_hash;
-		it->tm->nbeyond = keep.nbeyond;
+		/* msprobe's cells say unsupported; ours stay what the bytes said */
+		struct tmetric cells;
+		tmetric_unsupported(&cells, ms_note);
+		memcpy(it->tm->cell, cells.cell, sizeof(cells.cell));
+		memcpy(it->tm->notes, cells.notes, sizeof(cells.notes));
 	}
 	for (int i = 0; i < TM_NCELLS; i++)
 		it->tm_cells[i] = it->tm->cell[i];

@@ -121,6 +121,7 @@ void verdict_pair(const struct leafrec *t, const struct leafrec *g, const struct
 
 void verdict_tensor(struct verdict_result *out, const struct tmetric *tm, const char *problem)
 {
+	const unsigned stats = 1u << LF_MAX | 1u << LF_MIN | 1u << LF_MEAN | 1u << LF_NORM;
 	if (out->verdict == VERDICT_UNMATCHED || out->verdict == VERDICT_GOLDEN_ONLY)
 		return;
 	if (!tm) {
@@ -131,25 +132,29 @@ void verdict_tensor(struct verdict_result *out, const struct tmetric *tm, const 
 			out->verdict = VERDICT_UNREADABLE;
 		return;
 	}
-	if (!tm->comparable || tm->same)
-		return; /* dtype or shape differ (already said), or the same bytes */
-	if (!tm->nbeyond) {
+	if (!tm->comparable)
+		return; /* dtype or shape differ: already said */
+	/* the elements decide for the statistics computed from them */
+	out->within_band |= out->differs & stats;
+	out->differs &= ~stats;
+	if (!tm->same && !tm->nbeyond)
 		out->within_band |= 1u << LF_DATA;
-		return;
+	if (!tm->same && tm->nbeyond) {
+		out->differs |= 1u << LF_DATA;
+		if (out->reason.len)
+			strbuf_addstr(&out->reason, "; ");
+		strbuf_addf(&out->reason, "tensor: %lld of %lld elements differ", (long long)tm->ndiff,
+			    (long long)tm->numel);
+		if (tm->nbeyond != tm->ndiff)
+			strbuf_addf(&out->reason, " (%lld beyond the band)", (long long)tm->nbeyond);
+		strbuf_addf(&out->reason, ", the first at index %lld, up to ", (long long)tm->first_diff);
+		if (isinf(tm->max_ulp))
+			strbuf_addstr(&out->reason, "a NaN against a number");
+		else {
+			pyfmt_double(&out->reason, tm->max_ulp);
+			strbuf_addstr(&out->reason, " ulp, max |t - g| ");
+			pyfmt_double(&out->reason, tm->max_abs);
+		}
 	}
-	out->differs |= 1u << LF_DATA;
-	if (out->reason.len)
-		strbuf_addstr(&out->reason, "; ");
-	strbuf_addf(&out->reason, "tensor: %lld of %lld elements differ", (long long)tm->ndiff, (long long)tm->numel);
-	if (tm->nbeyond != tm->ndiff)
-		strbuf_addf(&out->reason, " (%lld beyond the band)", (long long)tm->nbeyond);
-	strbuf_addf(&out->reason, ", the first at index %lld, up to ", (long long)tm->first_diff);
-	if (isinf(tm->max_ulp))
-		strbuf_addstr(&out->reason, "a NaN against a number");
-	else {
-		pyfmt_double(&out->reason, tm->max_ulp);
-		strbuf_addstr(&out->reason, " ulp, max |t - g| ");
-		pyfmt_double(&out->reason, tm->max_abs);
-	}
-	out->verdict = VERDICT_DIFF;
+	out->verdict = out->differs ? VERDICT_DIFF : VERDICT_SAME;
 }

@@ -43,9 +43,12 @@ const char *verdict_name(enum verdict v);
 
 /*
  * Tensor dumps: after verdict_pair(), the comparison of the element bytes
- * (tm, NULL when the files could not be read: problem says why).  Elements
- * that differ beyond the band make the pair "diff" (field "data"); a pair
- * whose files could not be read is "unreadable" unless it already differs.
+ * (tm, NULL when the files could not be read: problem says why).  When the
+ * elements could be compared one by one they decide for the statistics
+ * computed from them: elements that differ beyond the band make the pair
+ * "diff" (field "data"), and statistics that differ only because of
+ * elements within the band do not.  A pair whose files could not be read
+ * is "unreadable" unless it already differs.
  */
 void verdict_tensor(struct verdict_result *out, const struct tmetric *tm, const char *problem);
 

@@ -30,3 +30,7 @@ done
 # ours: which zoo outputs are the same bytes, which differ, which could not be read
 probe-metric pairs.ndjson | jq -r 'select(.t.entry // "" | startswith("Tensor.zoo_")) | select(.t.state == "output") |
 	"\(.t.entry | sub("Tensor.zoo_"; "") | sub(".0.forward"; "")) \(.verdict) \(.metrics.tensor.differ // "-") \(.metrics.tensor.first_diff // "-") \(.metrics.tensor.max_ulp // "-")"'
+# .npy tensor dumps: msprobe (PyTorch) does not read them, so its cells say unsupported; ours still compare
+probe-gendump --mode tensor --format npy n > /dev/null
+probe-flatten n/target | probe-match n/golden | probe-metric |
+	jq -c 'select(.t.name == "Functional.linear.1.forward.input.1") | {verdict, cos: .msprobe.Cosine, tensor: (.metrics.tensor | {elements, differ, same})}'
