@@ -35,7 +35,7 @@ QUIET_LINK = @echo ' LINK' $@;
 QUIET_AR = @echo '   AR' $@;
 endif
 
-TOOLS = probe-flatten probe-gendump probe-match probe-metric
+TOOLS = probe-flatten probe-gendump probe-match probe-metric probe-first
 LIB_SRC = $(sort $(wildcard lib/*.c))
 LIB_OBJ = $(LIB_SRC:%.c=$(BUILD)/%.o)
 LIB_A = $(BUILD)/libprobe.a
@@ -99,7 +99,7 @@ check: deps
 
 # Rewrite the completions from the tools' option tables (commit the result).
 completions: all
-	$(Q)completions/gen.sh $(BUILD)/bin $(TOOLS)
+	$(Q)completions/gen.sh $(BUILD)/bin $(sort $(TOOLS))
 
 # Rewrite the expected output of the golden tests from what the tools print now.
 regen: all

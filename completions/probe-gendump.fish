@@ -3,7 +3,7 @@ complete -c probe-gendump -l mode -x -a 'statistics md5 tensor' -d 'statistics (
 complete -c probe-gendump -l pt-layout -x -a 'torch1 torch2' -d 'tensor mode: .pt files as torch 1.13 (default) or torch 2.x writes them'
 complete -c probe-gendump -l format -x -a 'pt npy' -d 'tensor mode: pt (default, torch.save) or npy (MindSpores numpy.save)'
 complete -c probe-gendump -l dtype -x -a 'float32 float16 bfloat16' -d 'what tensors are saved as, computed in float32 (default float32)'
-complete -c probe-gendump -l fault -x -a 'none fc2-weight fc2-weight-tiny input linear1-output nan' -d 'fault injected into the target run (default fc2-weight)'
+complete -c probe-gendump -l fault -x -a 'none fc2-weight fc2-weight-tiny input linear1-output nan grad dtype shape scalar inf nan-input' -d 'fault injected into the target run (default fc2-weight)'
 complete -c probe-gendump -l fault-rank -x -d 'rank that carries the fault (default 0)'
 complete -c probe-gendump -l steps -x -d 'training steps, with an SGD update between them (default 1)'
 complete -c probe-gendump -l ranks -x -d 'data-parallel ranks, gradients averaged by all_reduce (default 1)'

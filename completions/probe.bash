@@ -6,6 +6,25 @@ _probe_dumps() {
 	COMPREPLY=($(compgen -d -- "$1") $(compgen -f -X '!*.json*' -- "$1"))
 }
 
+_probe_first() {
+	local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]}
+	COMPREPLY=()
+	case $prev in
+	-n|--count) return ;;
+	--format) COMPREPLY=($(compgen -W "records text" -- "$cur")); return ;;
+	--rtol) return ;;
+	--atol) return ;;
+	--ulps) return ;;
+	--cos-min) return ;;
+	esac
+	if [[ $cur == -* ]]; then
+		COMPREPLY=($(compgen -W "-n --count --format --rtol --atol --ulps --cos-min --nonfinite --msprobe -h --help --version" -- "$cur"))
+		return
+	fi
+	COMPREPLY=($(compgen -f -- "$cur"))
+}
+complete -o filenames -F _probe_first probe-first
+
 _probe_flatten() {
 	local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]}
 	COMPREPLY=()
@@ -29,7 +48,7 @@ _probe_gendump() {
 	--pt-layout) COMPREPLY=($(compgen -W "torch1 torch2" -- "$cur")); return ;;
 	--format) COMPREPLY=($(compgen -W "pt npy" -- "$cur")); return ;;
 	--dtype) COMPREPLY=($(compgen -W "float32 float16 bfloat16" -- "$cur")); return ;;
-	--fault) COMPREPLY=($(compgen -W "none fc2-weight fc2-weight-tiny input linear1-output nan" -- "$cur")); return ;;
+	--fault) COMPREPLY=($(compgen -W "none fc2-weight fc2-weight-tiny input linear1-output nan grad dtype shape scalar inf nan-input" -- "$cur")); return ;;
 	--fault-rank) return ;;
 	--steps) return ;;
 	--ranks) return ;;

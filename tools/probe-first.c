@@ -1,0 +1,145 @@
+/*
+ * probe-first: the first divergent operator in execution order, per rank, and the rank that started it;
+ * or, in one run, the first operator that made an inf or a NaN.
+ */
+#include "../lib/first.h"
+#include "../lib/lines.h"
+#include "../lib/msg.h"
+#include "../lib/opt.h"
+#include "../lib/output.h"
+
+#include <math.h>
+#include <unistd.h>
+
+enum { OPT_FORMAT = 256, OPT_RTOL, OPT_ATOL, OPT_ULPS, OPT_COS_MIN, OPT_NONFINITE, OPT_MSPROBE };
+
+static const struct opt_spec options[] = {
+	{ 'n', 'n', "count", "N", "report the first N divergences of each rank (default 1)", NULL, 0 },
+	{ OPT_FORMAT, 0, "format", "FORMAT", "records (default) or text, a report for people", "records|text", 0 },
+	{ OPT_RTOL, 0, "rtol", "X", "a statistic or element within this relative tolerance does not diverge", NULL, 0 },
+	{ OPT_ATOL, 0, "atol", "X", "a statistic or element within this absolute tolerance does not diverge", NULL, 0 },
+	{ OPT_ULPS, 0, "ulps", "N", "an element within N units in the last place of its dtype does not diverge", NULL,
+	  0 },
+	{ OPT_COS_MIN, 0, "cos-min", "X", "a tensor pair whose msprobe Cosine is at least X does not diverge", NULL,
+	  0 },
+	{ OPT_NONFINITE, 0, "nonfinite", NULL,
+	  "one run's leaf records: the first operator whose inputs are finite and outputs are not", NULL, 0 },
+	{ OPT_MSPROBE, 0, "msprobe", NULL,
+	  "msprobe's answer instead: its -da rule and diff_analyze JSON (with --nonfinite: overflow_check's)", NULL,
+	  0 },
+};
+
+static const struct tool_spec spec = {
+	.name = "probe-first",
+	.synopsis = "[-n N] [--format FORMAT] [--rtol X] [--atol X] [--ulps N] [--cos-min X] [--msprobe] [records]\n"
+		    "--nonfinite [-n N] [--format FORMAT] [--msprobe] [records]",
+	.summary = "Find where two runs start to differ: the first divergent leaf in execution order on each rank, "
+		   "whether its operator made it or received it, and the rank that started it (exit 1 when found).",
+	.opts = options,
+	.nopts = ARRAY_SIZE(options),
+	.operand_flags = OPT_FILE,
+};
+
+static double tolerance(const char *option, const char *arg)
+{
+	char *end;
+	double x = strtod(arg, &end);
+	if (!*arg || *end || !(x >= 0) || isinf(x))
+		opt_usage_error(&spec, "%s value is not a number >= 0: %s", option, arg);
+	return x;
+}
+
+int main(int argc, char **argv)
+{
+	struct first_options fo = { .n = 1 };
+	struct strbuf out = STRBUF_INIT, err = STRBUF_INIT;
+	struct line_reader lr;
+	struct first_stream *f;
+	const char *arg, *line, *input = "-";
+	bool text = false, msprobe = false;
+	size_t len;
+	int c, first, r;
+
+	msg_set_progname(argv[0]);
+	while ((c = opt_next(&spec, argc, argv, &arg, &first)) != -1) {
+		switch (c) {
+		case 'n':
+			fo.n = (size_t)opt_number(&spec, "-n", arg, 1, 1000000);
+			break;
+		case OPT_FORMAT:
+			if (!strcmp(arg, "text"))
+				text = true;
+			else if (strcmp(arg, "records"))
+				opt_usage_error(&spec, "unknown --format: %s", arg);
+			break;
+		case OPT_RTOL:
+			fo.band.rtol = tolerance("--rtol", arg);
+			break;
+		case OPT_ATOL:
+			fo.band.atol = tolerance("--atol", arg);
+			break;
+		case OPT_ULPS:
+			fo.band.ulps = tolerance("--ulps", arg);
+			break;
+		case OPT_COS_MIN:
+			fo.cos_min = tolerance("--cos-min", arg);
+			if (fo.cos_min > 1)
+				opt_usage_error(&spec, "--cos-min value is above 1: %s", arg);
+			break;
+		case OPT_NONFINITE:
+			fo.nonfinite = true;
+			break;
+		case OPT_MSPROBE:
+			msprobe = true;
+			break;
+		}
+	}
+	argc -= first;
+	argv += first;
+	if (argc > 1)
+		opt_usage_error(&spec, "too many operands");
+	if (fo.nonfinite && (fo.band.rtol > 0 || fo.band.atol > 0 || fo.band.ulps > 0 || fo.cos_min > 0))
+		opt_usage_error(&spec, "--nonfinite looks at one run: tolerance bands do not apply");
+	if (msprobe && text)
+		opt_usage_error(&spec, "--msprobe writes msprobe's JSON: --format does not apply");
+	if (argc == 1)
+		input = argv[0];
+	if (!strcmp(input, "-") && isatty(0))
+		opt_usage_error(&spec, "no records given and standard input is a terminal");
+	if (line_reader_open(&lr, input) < 0)
+		die("%s", lr.err.buf);
+
+	f = first_new(&fo);
+	while ((r = line_reader_next(&lr, &line, &len)) == 1)
+		if (first_add(f, line, len, &err) < 0) {
+			line_reader_fail(&lr, "%s", err.buf);
+			r = -1;
+			break;
+		}
+	if (r == 0 && first_finish(f, &err) < 0) {
+		strbuf_reset(&lr.err);
+		strbuf_addf(&lr.err, "%s: %s", line_reader_name(&lr), err.buf);
+		r = -1;
+	}
+	if (r < 0) {
+		first_free(f);
+		die("%s", lr.err.buf);
+	}
+
+	/* everything is decided before the first byte goes out: no partial answer */
+	output_init();
+	r = first_found(f) ? PROBE_DIFFERENT : PROBE_OK;
+	if (msprobe)
+		r = first_write_msprobe(f, &out) ? PROBE_DIFFERENT : PROBE_OK; /* msprobe's answer decides */
+	else if (text)
+		first_write_text(f, &out);
+	else
+		first_write_records(f, &out);
+	output_flush_strbuf(&out, 0);
+	output_close();
+	line_reader_close(&lr);
+	first_free(f);
+	strbuf_release(&out);
+	strbuf_release(&err);
+	return r;
+}
