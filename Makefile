@@ -35,7 +35,7 @@ QUIET_LINK = @echo ' LINK' $@;
 QUIET_AR = @echo '   AR' $@;
 endif
 
-TOOLS = probe-flatten probe-gendump probe-match probe-metric probe-first
+TOOLS = probe-flatten probe-gendump probe-match probe-metric probe-first probe-stack
 LIB_SRC = $(sort $(wildcard lib/*.c))
 LIB_OBJ = $(LIB_SRC:%.c=$(BUILD)/%.o)
 LIB_A = $(BUILD)/libprobe.a

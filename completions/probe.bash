@@ -98,3 +98,21 @@ _probe_metric() {
 	COMPREPLY=($(compgen -f -- "$cur"))
 }
 complete -o filenames -F _probe_metric probe-metric
+
+_probe_stack() {
+	local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]}
+	COMPREPLY=()
+	case $prev in
+	--stack) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+	--construct) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+	--innermost) return ;;
+	--framework) return ;;
+	--format) COMPREPLY=($(compgen -W "records text" -- "$cur")); return ;;
+	esac
+	if [[ $cur == -* ]]; then
+		COMPREPLY=($(compgen -W "-g --golden --stack --construct -u --user-frames --innermost --framework --format -h --help --version" -- "$cur"))
+		return
+	fi
+	COMPREPLY=($(compgen -f -- "$cur"))
+}
+complete -o filenames -F _probe_stack probe-stack

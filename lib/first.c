@@ -5,6 +5,7 @@
 #include "pair.h"
 #include "pyfmt.h"
 #include "recscan.h"
+#include "stack.h"
 #include "tensor.h"
 #include "verdict.h"
 #include "xalloc.h"
@@ -925,13 +926,13 @@ static void add_frames(struct strbuf *out, const struct finding *x)
 			strbuf_reset(&frame);
 			if (span_string(&v, &frame) < 0)
 				continue;
+			struct frame fr;
 			strbuf_addstr(out, first ? "  stack    " : "           ");
-			for (size_t i = 0; i < frame.len; i++) {
-				if (frame.buf[i] == '\n')
-					continue; /* msprobe's "..., \n source" on one line */
-				strbuf_addch(out, frame.buf[i]);
-			}
-			strbuf_addch(out, '\n');
+			if (stack_frame_parse(frame.buf, &fr) && fr.function)
+				strbuf_addf(out, "%.*s:%ld in %.*s: %.*s\n", (int)fr.file_len, fr.file, fr.line,
+					    (int)fr.function_len, fr.function, (int)fr.code_len, fr.code ? fr.code : "");
+			else
+				strbuf_addf(out, "%s\n", frame.buf);
 			first = false;
 		}
 	}

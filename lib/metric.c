@@ -258,6 +258,8 @@ static const char *entry_stack(struct metric_stream *m, struct item *it, struct 
 	const struct stack_map *sm;
 	const struct stack *s;
 	size_t len;
+	if (st->kind == SPAN_ARRAY && it->t.f[LF_STACK_FROM].kind != SPAN_NONE)
+		return NULL; /* borrowed from the forward call by probe-stack: msprobe shows none */
 	if (st->kind == SPAN_ARRAY) {
 		struct pyval *v = pyval_parse(st, 0, a);
 		struct strbuf sb = STRBUF_INIT;

@@ -125,3 +125,36 @@ void compare_key(struct strbuf *out, const char *entry, const struct entry_name 
 		strbuf_addstr(out, dot + 1);
 	add_without(out, row_name, entry);
 }
+
+bool forward_entry(const char *entry, struct strbuf *out)
+{
+	size_t n = strlen(entry);
+	const char *last = strrchr(entry, '.'), *second = NULL;
+	static const char *const words[] = { "backward", "parameters_grad" };
+	if (!last)
+		return false;
+	for (const char *p = last - 1; p >= entry; p--)
+		if (*p == '.') {
+			second = p;
+			break;
+		}
+	for (size_t w = 0; w < ARRAY_SIZE(words); w++) {
+		size_t wl = strlen(words[w]);
+		/* the direction is the last part, or the one before a trailing index */
+		if ((size_t)(entry + n - (last + 1)) == wl && !memcmp(last + 1, words[w], wl)) {
+			strbuf_reset(out);
+			strbuf_add(out, entry, (size_t)(last + 1 - entry));
+			/* API style "X.3.backward"; an old parameters_grad without its index is call 0 */
+			strbuf_addstr(out, w == 0 ? "forward" : "forward.0");
+			return true;
+		}
+		if (second && (size_t)(last - (second + 1)) == wl && !memcmp(second + 1, words[w], wl)) {
+			strbuf_reset(out);
+			strbuf_add(out, entry, (size_t)(second + 1 - entry));
+			strbuf_addstr(out, "forward");
+			strbuf_addstr(out, last);
+			return true;
+		}
+	}
+	return false;
+}

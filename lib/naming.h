@@ -67,4 +67,12 @@ void backward_counter_release(struct backward_counter *bc);
 void compare_key(struct strbuf *out, const char *entry, const struct entry_name *en,
 		 const char *row_name, uint64_t order, bool renumber);
 
+/*
+ * The forward entry a backward or parameters_grad entry belongs to, by the
+ * same call index ("Functional.linear.1.backward" -> "...linear.1.forward",
+ * "Module.fc1.Linear.backward.0" and "Module.fc1.Linear.parameters_grad.0"
+ * -> "Module.fc1.Linear.forward.0"), into out; false for any other entry.
+ */
+bool forward_entry(const char *entry, struct strbuf *out);
+
 #endif

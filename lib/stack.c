@@ -186,3 +186,61 @@ const char *stack_csv(const struct stack_map *m, const struct stack *cs, size_t 
 	*len = s->csv_len;
 	return s->csv;
 }
+
+static const char *find_in(const char *s, size_t n, const char *word)
+{
+	size_t w = strlen(word);
+	for (size_t i = 0; i + w <= n; i++)
+		if (s[i] == word[0] && !memcmp(s + i, word, w))
+			return s + i;
+	return NULL;
+}
+
+bool stack_frame_parse(const char *text, struct frame *out)
+{
+	const char *end = text + strlen(text), *p, *comma;
+	memset(out, 0, sizeof(*out));
+	out->file = text;
+	out->file_len = (size_t)(end - text);
+	out->line = -1;
+	if (strncmp(text, "File ", 5))
+		return false;
+	p = text + 5;
+	comma = find_in(p, (size_t)(end - p), ", line ");
+	if (!comma)
+		return false;
+	out->file = p;
+	out->file_len = (size_t)(comma - p);
+	p = comma + 7;
+	out->line = strtol(p, (char **)&p, 10);
+	if (strncmp(p, ", in ", 5))
+		return true;
+	p += 5;
+	comma = find_in(p, (size_t)(end - p), ", \n");
+	out->function = p;
+	out->function_len = comma ? (size_t)(comma - p) : (size_t)(end - p);
+	if (comma) {
+		p = comma + 3;
+		while (*p == ' ')
+			p++;
+		out->code = p;
+		out->code_len = (size_t)(end - p);
+	}
+	return true;
+}
+
+bool stack_frame_is_framework(const struct frame *f, const char *const *extra, size_t nextra)
+{
+	const char *py;
+	if (find_in(f->file, f->file_len, "/site-packages/") || find_in(f->file, f->file_len, "/dist-packages/") ||
+	    find_in(f->file, f->file_len, "<frozen "))
+		return true;
+	/* the standard library: .../lib/python3.X/<module>, not one of its package dirs */
+	py = find_in(f->file, f->file_len, "/lib/python3");
+	if (py && !find_in(f->file, f->file_len, "-packages/"))
+		return true;
+	for (size_t i = 0; i < nextra; i++)
+		if (find_in(f->file, f->file_len, extra[i]))
+			return true;
+	return false;
+}

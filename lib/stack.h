@@ -49,4 +49,22 @@ const char *stack_csv(const struct stack_map *m, const struct stack *s, size_t *
 /* ["File ...", ...] as JSON (cached). */
 const char *stack_json(const struct stack_map *m, const struct stack *s, size_t *len);
 
+/* One frame taken apart: "File <file>, line <line>, in <function>, \n <code>". */
+struct frame {
+	const char *file, *function, *code;
+	size_t file_len, function_len, code_len;
+	long line;
+};
+
+/* false when the frame is not in that form (then only file holds the text). */
+bool stack_frame_parse(const char *text, struct frame *out);
+
+/*
+ * Frames of the framework rather than the user's own code: files under
+ * site-packages or dist-packages (torch, torch_npu, msprobe, torchvision,
+ * ...), the Python standard library, frozen modules; or whose path holds
+ * one of the extra patterns.
+ */
+bool stack_frame_is_framework(const struct frame *f, const char *const *extra, size_t nextra);
+
 #endif

@@ -1,0 +1,116 @@
+/*
+ * probe-stack: attach to each record the Python stack and the module chain of its entry.
+ */
+#include "../lib/attach.h"
+#include "../lib/lines.h"
+#include "../lib/msg.h"
+#include "../lib/opt.h"
+#include "../lib/output.h"
+#include "../lib/xalloc.h"
+
+#include <unistd.h>
+
+enum { OPT_GOLDEN = 256, OPT_STACK, OPT_CONSTRUCT, OPT_USER_FRAMES, OPT_INNERMOST, OPT_FRAMEWORK, OPT_FORMAT };
+
+static const struct opt_spec options[] = {
+	{ 'g', 'g', "golden", NULL, "attach to the golden leaf of pairs instead of the target one", NULL, 0 },
+	{ OPT_STACK, 0, "stack", "FILE", "this stack.json instead of the one beside each dump", NULL, OPT_FILE },
+	{ OPT_CONSTRUCT, 0, "construct", "FILE", "this construct.json instead of the one beside each dump", NULL,
+	  OPT_FILE },
+	{ 'u', 'u', "user-frames", NULL, "keep only the frames of the user's own code", NULL, 0 },
+	{ OPT_INNERMOST, 0, "innermost", "N", "keep only the innermost N frames", NULL, 0 },
+	{ OPT_FRAMEWORK, 0, "framework", "PATTERN",
+	  "frames whose file path holds PATTERN are framework code too (repeatable)", NULL, 0 },
+	{ OPT_FORMAT, 0, "format", "FORMAT", "records (default) or text, one line per record for people",
+	  "records|text", 0 },
+};
+
+static const struct tool_spec spec = {
+	.name = "probe-stack",
+	.synopsis = "[-gu] [--stack FILE] [--construct FILE] [--innermost N] [--framework PATTERN] [--format FORMAT] "
+		    "[records]",
+	.summary = "Attach to each record the Python call stack of its entry (stack.json), the line of the user's "
+		   "code that called it, and the modules it ran inside (construct.json).",
+	.opts = options,
+	.nopts = ARRAY_SIZE(options),
+	.operand_flags = OPT_FILE,
+};
+
+int main(int argc, char **argv)
+{
+	struct attach_options ao = { 0 };
+	struct strbuf out = STRBUF_INIT, err = STRBUF_INIT;
+	struct line_reader lr;
+	struct attacher *a;
+	const char **framework = NULL;
+	size_t nframework = 0, alloc = 0;
+	const char *arg, *line, *input = "-";
+	bool text = false;
+	size_t len;
+	int c, first, r;
+
+	msg_set_progname(argv[0]);
+	while ((c = opt_next(&spec, argc, argv, &arg, &first)) != -1) {
+		switch (c) {
+		case 'g':
+			ao.golden = true;
+			break;
+		case OPT_STACK:
+			ao.stack_file = arg;
+			break;
+		case OPT_CONSTRUCT:
+			ao.construct_file = arg;
+			break;
+		case 'u':
+			ao.user_frames = true;
+			break;
+		case OPT_INNERMOST:
+			ao.innermost = (size_t)opt_number(&spec, "--innermost", arg, 1, 1000000);
+			break;
+		case OPT_FRAMEWORK:
+			ALLOC_GROW(framework, nframework + 1, alloc);
+			framework[nframework++] = arg;
+			break;
+		case OPT_FORMAT:
+			if (!strcmp(arg, "text"))
+				text = true;
+			else if (strcmp(arg, "records"))
+				opt_usage_error(&spec, "unknown --format: %s", arg);
+			break;
+		}
+	}
+	argc -= first;
+	argv += first;
+	if (argc > 1)
+		opt_usage_error(&spec, "too many operands");
+	if (argc == 1)
+		input = argv[0];
+	if (!strcmp(input, "-") && isatty(0))
+		opt_usage_error(&spec, "no records given and standard input is a terminal");
+	ao.framework = framework;
+	ao.nframework = nframework;
+	if (line_reader_open(&lr, input) < 0)
+		die("%s", lr.err.buf);
+
+	a = attach_new(&ao);
+	output_init();
+	output_mark_incomplete_on_die();
+	while ((r = line_reader_next(&lr, &line, &len)) == 1) {
+		int got = text ? attach_record_text(a, line, len, &out, &err) : attach_record(a, line, len, &out, &err);
+		if (got < 0) {
+			output_flush_strbuf(&out, 0);
+			die("%s", err.buf);
+		}
+		output_flush_strbuf(&out, 1 << 16);
+	}
+	output_flush_strbuf(&out, 0);
+	if (r < 0)
+		die("%s", lr.err.buf);
+	output_close();
+	line_reader_close(&lr);
+	attach_free(a);
+	free(framework);
+	strbuf_release(&out);
+	strbuf_release(&err);
+	return PROBE_OK;
+}
