@@ -35,7 +35,7 @@ QUIET_LINK = @echo ' LINK' $@;
 QUIET_AR = @echo '   AR' $@;
 endif
 
-TOOLS = probe-flatten probe-gendump probe-match probe-metric probe-first probe-stack
+TOOLS = probe-flatten probe-gendump probe-match probe-metric probe-first probe-stack probe-table
 LIB_SRC = $(sort $(wildcard lib/*.c))
 LIB_OBJ = $(LIB_SRC:%.c=$(BUILD)/%.o)
 LIB_A = $(BUILD)/libprobe.a
@@ -45,7 +45,7 @@ UNIT_BIN = $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 HEADERS = $(wildcard lib/*.h) tests/unit/tap.h
 
 DEBIAN_PACKAGES = make gcc libc6-dev pkg-config zlib1g-dev libxxhash-dev libjq-dev libcsv-dev \
-		  libyaml-dev jq time python3 bsdutils gzip
+		  libyaml-dev jq time python3 bsdutils gzip mandoc zsh fish
 
 .PHONY: all deps check asan demo bench install uninstall clean regen completions unit
 .SUFFIXES:
@@ -122,20 +122,25 @@ install: all
 	$(INSTALL) -m 644 share/man/*.7 $(DESTDIR)$(MANDIR)/man7
 	$(INSTALL) -d $(DESTDIR)$(DATADIR)/bash-completion/completions \
 		$(DESTDIR)$(DATADIR)/zsh/site-functions $(DESTDIR)$(DATADIR)/fish/vendor_completions.d
+	$(INSTALL) -m 644 completions/_probe $(DESTDIR)$(DATADIR)/zsh/site-functions/_probe
 	for t in $(TOOLS); do \
 		$(INSTALL) -m 644 completions/probe.bash $(DESTDIR)$(DATADIR)/bash-completion/completions/$$t; \
-		$(INSTALL) -m 644 completions/_probe $(DESTDIR)$(DATADIR)/zsh/site-functions/_$$t; \
 		$(INSTALL) -m 644 completions/$$t.fish $(DESTDIR)$(DATADIR)/fish/vendor_completions.d/$$t.fish; \
 	done
+	$(INSTALL) -d $(DESTDIR)$(DATADIR)/probe/jq $(DESTDIR)$(DATADIR)/probe/examples
+	$(INSTALL) -m 644 share/probe.mk $(DESTDIR)$(DATADIR)/probe/probe.mk
+	$(INSTALL) -m 644 share/jq/*.jq $(DESTDIR)$(DATADIR)/probe/jq
+	$(INSTALL) -m 644 share/examples/* $(DESTDIR)$(DATADIR)/probe/examples
 
 uninstall:
 	for t in $(TOOLS); do \
 		rm -f $(DESTDIR)$(BINDIR)/$$t $(DESTDIR)$(MANDIR)/man1/$$t.1 \
 		      $(DESTDIR)$(DATADIR)/bash-completion/completions/$$t \
-		      $(DESTDIR)$(DATADIR)/zsh/site-functions/_$$t \
 		      $(DESTDIR)$(DATADIR)/fish/vendor_completions.d/$$t.fish; \
 	done
-	rm -f $(DESTDIR)$(MANDIR)/man5/probe-records.5 $(DESTDIR)$(MANDIR)/man7/probe.7
+	rm -f $(DESTDIR)$(MANDIR)/man5/probe-records.5 $(DESTDIR)$(MANDIR)/man7/probe.7 \
+	      $(DESTDIR)$(DATADIR)/zsh/site-functions/_probe
+	rm -rf $(DESTDIR)$(DATADIR)/probe
 
 clean:
 	rm -rf build build-asan

@@ -116,3 +116,17 @@ _probe_stack() {
 	COMPREPLY=($(compgen -f -- "$cur"))
 }
 complete -o filenames -F _probe_stack probe-stack
+
+_probe_table() {
+	local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]}
+	COMPREPLY=()
+	case $prev in
+	-c|--columns) return ;;
+	esac
+	if [[ $cur == -* ]]; then
+		COMPREPLY=($(compgen -W "-c --columns -h --help --version" -- "$cur"))
+		return
+	fi
+	COMPREPLY=($(compgen -f -- "$cur"))
+}
+complete -o filenames -F _probe_table probe-table

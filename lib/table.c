@@ -1,0 +1,136 @@
+#include "table.h"
+#include "mstable.h"
+#include "recscan.h"
+#include "xalloc.h"
+
+struct table_writer {
+	char **cols;
+	size_t ncols, alloc;
+	bool given, header_done;
+	uint64_t rows;
+	struct span *cells;
+	struct strbuf text, cell;
+};
+
+static void add_column(struct table_writer *t, const char *name, size_t len)
+{
+	ALLOC_GROW(t->cols, t->ncols + 1, t->alloc);
+	t->cols[t->ncols++] = xmemdupz(name, len);
+}
+
+struct table_writer *table_new(const char *columns)
+{
+	struct table_writer *t = xcalloc(1, sizeof(*t));
+	strbuf_init(&t->text, 0);
+	strbuf_init(&t->cell, 0);
+	if (columns) {
+		t->given = true;
+		for (const char *p = columns;;) {
+			const char *comma = strchr(p, ',');
+			size_t n = comma ? (size_t)(comma - p) : strlen(p);
+			add_column(t, p, n);
+			if (!comma)
+				break;
+			p = comma + 1;
+		}
+	}
+	return t;
+}
+
+void table_free(struct table_writer *t)
+{
+	if (!t)
+		return;
+	for (size_t i = 0; i < t->ncols; i++)
+		free(t->cols[i]);
+	free(t->cols);
+	free(t->cells);
+	strbuf_release(&t->text);
+	strbuf_release(&t->cell);
+	free(t);
+}
+
+static int column_of(const struct table_writer *t, const struct span *key, struct strbuf *name)
+{
+	strbuf_reset(name);
+	span_string(key, name);
+	for (size_t i = 0; i < t->ncols; i++)
+		if (!strcmp(t->cols[i], name->buf))
+			return (int)i;
+	return -1;
+}
+
+/* A cell's text as pandas would print the value. */
+static void cell_text(const struct span *v, struct strbuf *out)
+{
+	strbuf_reset(out);
+	switch (v->kind) {
+	case SPAN_STRING: span_string(v, out); break;
+	case SPAN_TRUE: strbuf_addstr(out, "True"); break;
+	case SPAN_FALSE: strbuf_addstr(out, "False"); break;
+	case SPAN_NULL: case SPAN_NONE: break;
+	default: strbuf_add(out, v->p, v->n); break;
+	}
+}
+
+int table_add(struct table_writer *t, const char *line, size_t len, struct strbuf *out, struct strbuf *err)
+{
+	struct rs_iter it;
+	struct span k, v;
+	int got;
+
+	if (rs_begin(&it, line, len) < 0) {
+		strbuf_addf(err, "not a JSON object: %s (at byte %zu)", it.error, it.error_at + 1);
+		return -1;
+	}
+	if (!t->given && !t->rows) {
+		/* the first object's keys are the columns */
+		struct rs_iter first = it;
+		while ((got = rs_next(&first, &k, &v)) == 1) {
+			strbuf_reset(&t->cell);
+			span_string(&k, &t->cell);
+			add_column(t, t->cell.buf, t->cell.len);
+		}
+	}
+	t->cells = xrealloc(t->cells, (t->ncols ? t->ncols : 1) * sizeof(*t->cells));
+	for (size_t i = 0; i < t->ncols; i++)
+		t->cells[i] = (struct span){ NULL, 0, SPAN_NONE };
+	while ((got = rs_next(&it, &k, &v)) == 1) {
+		int c = column_of(t, &k, &t->text);
+		if (c < 0) {
+			if (t->given)
+				continue; /* asked for other columns */
+			strbuf_addf(err, "member \"%s\" is not a column (the columns are the first object's keys; "
+					 "--columns names them)", t->text.buf);
+			return -1;
+		}
+		t->cells[c] = v;
+	}
+	if (got < 0) {
+		strbuf_addf(err, "not a JSON object: %s (at byte %zu)", it.error, it.error_at + 1);
+		return -1;
+	}
+	if (!t->header_done) {
+		for (size_t i = 0; i < t->ncols; i++)
+			csv_add_cell(out, t->cols[i], i == 0);
+		strbuf_addch(out, '\n');
+		t->header_done = true;
+	}
+	for (size_t i = 0; i < t->ncols; i++) {
+		cell_text(&t->cells[i], &t->cell);
+		csv_add_cell(out, t->cell.buf, i == 0);
+	}
+	strbuf_addch(out, '\n');
+	t->rows++;
+	return 0;
+}
+
+int table_finish(struct table_writer *t, struct strbuf *out, struct strbuf *err)
+{
+	(void)out;
+	if (!t->rows) {
+		strbuf_addstr(err, "no rows: nothing to write");
+		return -1;
+	}
+	return 0;
+}

@@ -1,0 +1,71 @@
+/*
+ * probe-table: JSON objects, one per line, into a CSV table written as probe writes msprobe's.
+ */
+#include "../lib/lines.h"
+#include "../lib/msg.h"
+#include "../lib/opt.h"
+#include "../lib/output.h"
+#include "../lib/table.h"
+
+#include <unistd.h>
+
+static const struct opt_spec options[] = {
+	{ 'c', 'c', "columns", "LIST", "the columns, comma-separated, in order (default: the first object's keys)",
+	  NULL, 0 },
+};
+
+static const struct tool_spec spec = {
+	.name = "probe-table",
+	.synopsis = "[-c LIST] [objects]",
+	.summary = "Write JSON objects (one per line, as jq -c prints them) as a CSV table, quoted and formatted as "
+		   "probe writes msprobe's CSV.",
+	.opts = options,
+	.nopts = ARRAY_SIZE(options),
+	.operand_flags = OPT_FILE,
+};
+
+int main(int argc, char **argv)
+{
+	struct strbuf out = STRBUF_INIT, err = STRBUF_INIT;
+	struct line_reader lr;
+	struct table_writer *t;
+	const char *arg, *line, *input = "-", *columns = NULL;
+	size_t len;
+	int c, first, r;
+
+	msg_set_progname(argv[0]);
+	while ((c = opt_next(&spec, argc, argv, &arg, &first)) != -1)
+		if (c == 'c')
+			columns = arg;
+	argc -= first;
+	argv += first;
+	if (argc > 1)
+		opt_usage_error(&spec, "too many operands");
+	if (argc == 1)
+		input = argv[0];
+	if (!strcmp(input, "-") && isatty(0))
+		opt_usage_error(&spec, "no objects given and standard input is a terminal");
+	if (line_reader_open(&lr, input) < 0)
+		die("%s", lr.err.buf);
+	t = table_new(columns);
+	output_init();
+	while ((r = line_reader_next(&lr, &line, &len)) == 1) {
+		if (table_add(t, line, len, &out, &err) < 0) {
+			line_reader_fail(&lr, "%s", err.buf);
+			table_free(t);
+			die("%s", lr.err.buf);
+		}
+		output_flush_strbuf(&out, 1 << 16);
+	}
+	if (r < 0 || table_finish(t, &out, &err) < 0) {
+		table_free(t);
+		die("%s: %s", line_reader_name(&lr), r < 0 ? lr.err.buf : err.buf);
+	}
+	output_flush_strbuf(&out, 0);
+	output_close();
+	line_reader_close(&lr);
+	table_free(t);
+	strbuf_release(&out);
+	strbuf_release(&err);
+	return PROBE_OK;
+}
