@@ -1,4 +1,5 @@
 #include "source.h"
+#include "progress.h"
 #include "xalloc.h"
 
 #include <fcntl.h>
@@ -54,6 +55,7 @@ static ssize_t read_fd(struct source *src, void *buf, size_t len)
 		return -1;
 	}
 	src->raw_offset += (uint64_t)n;
+	progress_add((uint64_t)n);
 	return n;
 }
 

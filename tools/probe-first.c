@@ -7,6 +7,7 @@
 #include "../lib/msg.h"
 #include "../lib/opt.h"
 #include "../lib/output.h"
+#include "../lib/progress.h"
 
 #include <math.h>
 #include <unistd.h>
@@ -106,6 +107,7 @@ int main(int argc, char **argv)
 		input = argv[0];
 	if (!strcmp(input, "-") && isatty(0))
 		opt_usage_error(&spec, "no records given and standard input is a terminal");
+	progress_start(progress_size(input));
 	if (line_reader_open(&lr, input) < 0)
 		die("%s", lr.err.buf);
 
@@ -136,6 +138,7 @@ int main(int argc, char **argv)
 	else
 		first_write_records(f, &out);
 	output_flush_strbuf(&out, 0);
+	progress_end();
 	output_close();
 	line_reader_close(&lr);
 	first_free(f);

@@ -7,6 +7,7 @@
 #include "../lib/msg.h"
 #include "../lib/opt.h"
 #include "../lib/output.h"
+#include "../lib/progress.h"
 #include "../lib/record.h"
 #include "../lib/xalloc.h"
 
@@ -129,6 +130,12 @@ int main(int argc, char **argv)
 
 	output_init();
 	output_mark_incomplete_on_die();
+	if (!list_only) {
+		uint64_t total = 0;
+		for (size_t i = 0; i < list.nr; i++)
+			total += progress_size(list.v[i].path);
+		progress_start(total);
+	}
 	for (size_t i = 0; i < list.nr; i++) {
 		if (list_only)
 			list_one(&list.v[i], rank, step);
@@ -137,6 +144,7 @@ int main(int argc, char **argv)
 		else
 			flatten_one(&list.v[i], rank, step);
 	}
+	progress_end();
 	output_close();
 	dump_list_release(&list);
 	strbuf_release(&err);

@@ -6,6 +6,7 @@
 #include "../lib/msg.h"
 #include "../lib/opt.h"
 #include "../lib/output.h"
+#include "../lib/progress.h"
 
 #include <unistd.h>
 
@@ -88,6 +89,8 @@ int main(int argc, char **argv)
 		opt_usage_error(&spec, "no target records given and standard input is a terminal");
 
 	m = matcher_new(&mo);
+	/* golden and target are read at once: no total, only what has been read */
+	progress_start(0);
 	if (matcher_load_golden(m, argv[0], &err) < 0)
 		die("%s", err.buf);
 	if (line_reader_open(&lr, target) < 0)
@@ -115,6 +118,7 @@ int main(int argc, char **argv)
 		die("%s", err.buf);
 	}
 	output_flush_strbuf(&out, 0);
+	progress_end();
 	output_close();
 	if (verbose) {
 		const struct match_stats *s = matcher_stats(m);

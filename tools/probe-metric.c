@@ -6,6 +6,7 @@
 #include "../lib/msg.h"
 #include "../lib/opt.h"
 #include "../lib/output.h"
+#include "../lib/progress.h"
 
 #include <math.h>
 #include <unistd.h>
@@ -120,6 +121,7 @@ int main(int argc, char **argv)
 		input = argv[0];
 	if (!strcmp(input, "-") && isatty(0))
 		opt_usage_error(&spec, "no pair records given and standard input is a terminal");
+	progress_start(progress_size(input));
 	if (line_reader_open(&lr, input) < 0)
 		die("%s", lr.err.buf);
 	if (mo.output_dir && access(mo.output_dir, W_OK))
@@ -141,6 +143,7 @@ int main(int argc, char **argv)
 	if (metric_finish(m, &out, &err) < 0)
 		fail(&lr, m, &out, &err);
 	output_flush_strbuf(&out, 0);
+	progress_end();
 	output_close();
 	if (verbose) {
 		const struct metric_stats *s = metric_stats(m);
