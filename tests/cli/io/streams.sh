@@ -27,3 +27,8 @@ PROBE_PROGRESS=1 probe-flatten d/target 2> err > /dev/null
 tr '\r' '\n' < err | grep -c '^probe-flatten: .*%' | sed 's/^[1-9][0-9]*$/asked: progress lines with a percentage/'
 if grep -q "$(printf '\033')" err; then echo "escape sequences in the progress line"; else echo "no escape sequences"; fi
 PROBE_PROGRESS=0 probe-metric p.ndjson 2> err > /dev/null; echo "PROBE_PROGRESS=0: $(wc -c < err) bytes on stderr"
+# a tool that reads stdin and finds a terminal there prints its usage instead of waiting
+for t in "probe-flatten" "probe-match d/golden" "probe-metric" "probe-first" "probe-stack" "probe-table"; do
+	script -qec "$t; echo \"status \$?\"" /dev/null < /dev/null | tr -d '\r' > tty.out
+	echo "$(head -1 tty.out) | usage lines: $(grep -c '^usage:' tty.out) | $(tail -1 tty.out)"
+done
