@@ -130,7 +130,8 @@ install: all
 	$(INSTALL) -d $(DESTDIR)$(DATADIR)/probe/jq $(DESTDIR)$(DATADIR)/probe/examples
 	$(INSTALL) -m 644 share/probe.mk $(DESTDIR)$(DATADIR)/probe/probe.mk
 	$(INSTALL) -m 644 share/jq/*.jq $(DESTDIR)$(DATADIR)/probe/jq
-	$(INSTALL) -m 644 share/examples/* $(DESTDIR)$(DATADIR)/probe/examples
+	$(INSTALL) -m 644 share/examples/Makefile $(DESTDIR)$(DATADIR)/probe/examples
+	$(INSTALL) -m 755 share/examples/demo.sh $(DESTDIR)$(DATADIR)/probe/examples
 
 uninstall:
 	for t in $(TOOLS); do \
