@@ -51,8 +51,9 @@
  * them) that differs from the golden run with the defaults (one step, one
  * rank, one micro-batch, 3 layers, width 16, batch 4), and whether the
  * operator of its entry made the difference (its inputs equal, an output
- * not: the cause is there) or received it (an input differs already; the
- * cause is upstream, or outside the operators msprobe dumps).  "fc2" is
+ * not: the cause is there) or it arrives as an input (nothing dumped
+ * before differs: it comes from outside the operators msprobe dumps, a
+ * weight, the data; probe-first calls both the cause).  "fc2" is
  * the second Linear layer, whose F.linear is Functional.linear.1.forward
  * in micro-batch 0 (Functional.linear.<mb * L + 1>.forward in micro-batch
  * mb; its ReLU is Functional.relu.<mb * (L - 1) + 1>).
@@ -60,14 +61,14 @@
  * fault            what changes in the target      first divergent leaf; what differs
  * none             nothing                         none: the dumps are byte for byte the golden ones
  * fc2-weight       fc2.weight *= 1.01, once,       Functional.linear.1.forward.input.1 (the weight):
- *                  before the first step           Max..Norm; received (a parameter)
+ *                  before the first step           Max..Norm; an input (a parameter)
  * fc2-weight-tiny  fc2.weight[0][0] one float32    md5 mode: Functional.linear.1.forward.input.1,
- *                  ulp up, once                    the md5 only; received.  The weight's statistics
+ *                  ulp up, once                    the md5 only; an input.  The weight's statistics
  *                                                  do not show the ulp: statistics mode sees it first
  *                                                  in Functional.linear.1.forward.output.0's Mean, as
  *                                                  if fc2's F.linear had made it
  * input            x[0][0] += 0.5 in every batch   Functional.linear.0.forward.input.0: Max, Mean,
- *                                                  Norm; received (the data)
+ *                                                  Norm; an input (the data)
  * linear1-output   fc2's F.linear adds 1e-3 to     Functional.linear.1.forward.output.0: Mean, Norm;
  *                  its output [0][0], every call   made by fc2's F.linear
  * nan              fc2's F.linear output [0][0]    Functional.linear.1.forward.output.0: Max..Norm
@@ -85,12 +86,12 @@
  *                  dumped as a view [out, B] of    [16, 4] (not [4, 16]); statistics and md5 equal
  *                  the same values, every call     (the same bytes); made
  * scalar           fc1's ReLU is called with       Functional.relu.0.forward.input.inplace: value
- *                  inplace=True, every call        true (not false), its tensors equal; received
+ *                  inplace=True, every call        true (not false), its tensors equal; an input
  *                                                  (a scalar argument, from the caller)
  * inf              fc2's F.linear output [0][0]    Functional.linear.1.forward.output.0: Max, Mean,
  *                  is +inf, every call             Norm Infinity; made
  * nan-input        x[0][0] is NaN in every batch   Functional.linear.0.forward.input.0: Max..Norm
- *                                                  NaN; received (the data)
+ *                                                  NaN; an input (the data)
  *
  * In md5 mode the same leaves are the first (but for fc2-weight-tiny's),
  * and their md5 differs too, except shape's.

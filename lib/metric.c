@@ -674,13 +674,21 @@ static int write_file_buf(struct metric_stream *m, struct strbuf *err)
 	return 0;
 }
 
+/* The path of the current part; tmp: the name it has while being written. */
+static void part_path(const struct metric_stream *m, bool tmp, struct strbuf *path)
+{
+	strbuf_reset(path);
+	strbuf_addbuf(path, &m->file_name);
+	if (m->file_part)
+		strbuf_addf(path, "_part_%zu", m->file_part);
+	strbuf_addstr(path, tmp ? ".csv.partial" : ".csv");
+}
+
+/* A part is written as <name>.csv.partial and renamed when complete: a failed run leaves no file that looks done. */
 static int open_part(struct metric_stream *m, struct strbuf *err)
 {
 	struct strbuf path = STRBUF_INIT;
-	strbuf_addbuf(&path, &m->file_name);
-	if (m->file_part)
-		strbuf_addf(&path, "_part_%zu", m->file_part);
-	strbuf_addstr(&path, ".csv");
+	part_path(m, true, &path);
 	m->file = fopen(path.buf, "w");
 	if (!m->file) {
 		strbuf_addf(err, "%s: cannot create: %s", path.buf, strerror(errno));
@@ -695,6 +703,7 @@ static int open_part(struct metric_stream *m, struct strbuf *err)
 
 static int close_part(struct metric_stream *m, struct strbuf *err)
 {
+	struct strbuf from = STRBUF_INIT, to = STRBUF_INIT;
 	int ret = write_file_buf(m, err);
 	if (m->file && (fclose(m->file) || ret < 0)) {
 		if (!ret)
@@ -702,6 +711,14 @@ static int close_part(struct metric_stream *m, struct strbuf *err)
 		ret = -1;
 	}
 	m->file = NULL;
+	part_path(m, true, &from);
+	part_path(m, false, &to);
+	if (!ret && rename(from.buf, to.buf)) {
+		strbuf_addf(err, "%s: cannot rename: %s", from.buf, strerror(errno));
+		ret = -1;
+	}
+	strbuf_release(&from);
+	strbuf_release(&to);
 	return ret;
 }
 

@@ -80,7 +80,7 @@ int table_add(struct table_writer *t, const char *line, size_t len, struct strbu
 	int got;
 
 	if (rs_begin(&it, line, len) < 0) {
-		strbuf_addf(err, "not a JSON object: %s (at byte %zu)", it.error, it.error_at + 1);
+		strbuf_addf(err, "%s (at byte %zu)", it.error, it.error_at + 1);
 		return -1;
 	}
 	if (!t->given && !t->rows) {
@@ -107,7 +107,7 @@ int table_add(struct table_writer *t, const char *line, size_t len, struct strbu
 		t->cells[c] = v;
 	}
 	if (got < 0) {
-		strbuf_addf(err, "not a JSON object: %s (at byte %zu)", it.error, it.error_at + 1);
+		strbuf_addf(err, "bad JSON object: %s (at byte %zu)", it.error, it.error_at + 1);
 		return -1;
 	}
 	if (!t->header_done) {
