@@ -45,7 +45,7 @@ UNIT_BIN = $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 HEADERS = $(wildcard lib/*.h) tests/unit/tap.h
 
 DEBIAN_PACKAGES = make gcc libc6-dev pkg-config zlib1g-dev libxxhash-dev libjq-dev libcsv-dev \
-		  libyaml-dev jq time python3 bsdutils gzip mandoc zsh fish
+		  libyaml-dev jq time python3 bsdutils gzip mandoc zsh fish parallel
 
 .PHONY: all deps check asan demo bench install uninstall clean regen completions unit
 .SUFFIXES:

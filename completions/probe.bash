@@ -52,9 +52,10 @@ _probe_flatten() {
 	case $prev in
 	--rank) return ;;
 	--step) return ;;
+	--only-ranks) return ;;
 	esac
 	if [[ $cur == -* ]]; then
-		COMPREPLY=($(compgen -W "--rank --step --list -q --quiet -h --help --version" -- "$cur"))
+		COMPREPLY=($(compgen -W "--rank --step --only-ranks --list -q --quiet -h --help --version" -- "$cur"))
 		return
 	fi
 	_probe_dumps "$cur"
@@ -105,9 +106,10 @@ _probe_match() {
 	case $prev in
 	--data-mapping) _probe_files "$cur"; return ;;
 	--cell-mapping) if [[ $eq ]]; then _probe_files "$cur"; return; fi ;;
+	--only-ranks) return ;;
 	esac
 	if [[ $cur == -* ]]; then
-		COMPREPLY=($(compgen -W "-f --fuzzy --data-mapping --cell-mapping --ranks-by-position -v --verbose -h --help --version" -- "$cur"))
+		COMPREPLY=($(compgen -W "-f --fuzzy --data-mapping --cell-mapping --ranks-by-position --only-ranks -v --verbose -h --help --version" -- "$cur"))
 		return
 	fi
 	_probe_dumps "$cur"

@@ -293,3 +293,56 @@ void dump_list_release(struct dump_list *list)
 	list->v = NULL;
 	list->nr = list->alloc = 0;
 }
+
+/* Whether rank is in spec ("0,4-7"); -1 when spec is not such a list. */
+static int rank_in(const char *spec, int64_t rank)
+{
+	const char *p = spec;
+	bool in = false;
+	if (!*p)
+		return -1;
+	while (*p) {
+		char *end;
+		long long lo, hi;
+		if (*p < '0' || *p > '9')
+			return -1;
+		lo = hi = strtoll(p, &end, 10);
+		p = end;
+		if (*p == '-') {
+			if (p[1] < '0' || p[1] > '9')
+				return -1;
+			hi = strtoll(p + 1, &end, 10);
+			if (hi < lo)
+				return -1;
+			p = end;
+		}
+		in |= rank >= lo && rank <= hi;
+		if (*p == ',' && p[1])
+			p++;
+		else if (*p)
+			return -1;
+	}
+	return in;
+}
+
+bool layout_rank_list_valid(const char *spec)
+{
+	return rank_in(spec, 0) >= 0;
+}
+
+int layout_keep_ranks(struct dump_list *list, const char *spec, struct strbuf *err)
+{
+	size_t kept = 0;
+	for (size_t i = 0; i < list->nr; i++) {
+		if (list->v[i].rank >= 0 && rank_in(spec, list->v[i].rank) == 1)
+			list->v[kept++] = list->v[i];
+		else
+			free(list->v[i].path);
+	}
+	list->nr = kept;
+	if (!kept) {
+		strbuf_addf(err, "ranks %s: none of them is in the dumps given", spec);
+		return -1;
+	}
+	return 0;
+}

@@ -51,4 +51,9 @@ void dump_list_release(struct dump_list *list);
 /* Parse "<prefix><digits>" (no sign, no leading zeros unless "0"); -1 if it is not. */
 int64_t layout_parse_numbered(const char *name, const char *prefix);
 
+/* A rank list as --only-ranks takes it: numbers and ranges, "0,4-7". */
+bool layout_rank_list_valid(const char *spec);
+/* Keep the dump files of the listed ranks (dumps without a rank go); -1 with the reason when none is left. */
+int layout_keep_ranks(struct dump_list *list, const char *spec, struct strbuf *err);
+
 #endif

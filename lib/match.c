@@ -702,6 +702,8 @@ int matcher_load_golden(struct matcher *m, const char *operand, struct strbuf *e
 		l->records_file = true;
 	else if (layout_discover(operand, &l->list, err) < 0)
 		return -1;
+	if (!l->records_file && m->opts.only_ranks && layout_keep_ranks(&l->list, m->opts.only_ranks, err) < 0)
+		return -1;
 	if (!l->records_file && may_overlap(&l->list) && !getenv("PROBE_NO_THREADS") &&
 	    pthread_create(&l->thread, NULL, loader_main, m) == 0) {
 		int ret = 0;

@@ -50,6 +50,7 @@ struct match_options {
 	bool cell_mapping;                  /* -cm given */
 	const struct yamlmap *cell_map;     /* its file, or NULL (Cell->Module only) */
 	bool ranks_by_position;
+	const char *only_ranks;             /* golden: read only these ranks ("0,4-7"), or NULL */
 };
 
 struct match_stats {

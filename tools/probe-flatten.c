@@ -13,18 +13,19 @@
 
 #include <unistd.h>
 
-enum { OPT_RANK = 256, OPT_STEP, OPT_LIST };
+enum { OPT_RANK = 256, OPT_STEP, OPT_LIST, OPT_ONLY_RANKS };
 
 static const struct opt_spec options[] = {
 	{ OPT_RANK, 0, "rank", "N", "label the records with rank N (one dump only)", NULL, 0 },
 	{ OPT_STEP, 0, "step", "N", "label the records with step N (one dump only)", NULL, 0 },
+	{ OPT_ONLY_RANKS, 0, "only-ranks", "LIST", "read only these ranks: numbers and ranges, e.g. 0,4-7", NULL, 0 },
 	{ OPT_LIST, 0, "list", NULL, "list the dump files found, one record each, and read none", NULL, 0 },
 	{ 'q', 'q', "quiet", NULL, "print no warnings", NULL, 0 },
 };
 
 static const struct tool_spec spec = {
 	.name = "probe-flatten",
-	.synopsis = "[-q] [--rank N] [--step N] [--list] [dump ...]",
+	.synopsis = "[-q] [--rank N] [--step N] [--only-ranks LIST] [--list] [dump ...]",
 	.summary = "Read msprobe dumps (dump.json, a rank, step or root directory, or stdin) and write "
 		   "one record per leaf, in msprobe's row order.",
 	.opts = options,
@@ -90,6 +91,7 @@ int main(int argc, char **argv)
 	const char *arg;
 	int64_t rank = -1, step = -1;
 	bool list_only = false;
+	const char *only_ranks = NULL;
 	int c, first;
 
 	msg_set_progname(argv[0]);
@@ -103,6 +105,11 @@ int main(int argc, char **argv)
 			break;
 		case OPT_LIST:
 			list_only = true;
+			break;
+		case OPT_ONLY_RANKS:
+			only_ranks = arg;
+			if (!layout_rank_list_valid(arg))
+				opt_usage_error(&spec, "--only-ranks value is not a list of ranks: %s", arg);
 			break;
 		case 'q':
 			msg_set_quiet(true);
@@ -125,6 +132,8 @@ int main(int argc, char **argv)
 		if (layout_discover(operand, &list, &err) < 0)
 			die("%s", err.buf);
 	}
+	if (only_ranks && layout_keep_ranks(&list, only_ranks, &err) < 0)
+		die("%s", err.buf);
 	if ((rank >= 0 || step >= 0) && list.nr > 1)
 		opt_usage_error(&spec, "--rank and --step label one dump, and these operands hold %zu", list.nr);
 

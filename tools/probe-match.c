@@ -1,6 +1,7 @@
 /*
  * probe-match: pair target leaf records with the leaves of a golden dump.
  */
+#include "../lib/layout.h"
 #include "../lib/lines.h"
 #include "../lib/match.h"
 #include "../lib/msg.h"
@@ -10,7 +11,7 @@
 
 #include <unistd.h>
 
-enum { OPT_DATA_MAPPING = 256, OPT_CELL_MAPPING, OPT_RANKS_BY_POSITION };
+enum { OPT_DATA_MAPPING = 256, OPT_CELL_MAPPING, OPT_RANKS_BY_POSITION, OPT_ONLY_RANKS };
 
 static const struct opt_spec options[] = {
 	{ 'f', 'f', "fuzzy", NULL, "pair rows by name without call index, k-th with k-th (msprobe -fm)", NULL, 0 },
@@ -20,13 +21,14 @@ static const struct opt_spec options[] = {
 	  "map Cell to Module and module names by FILE (msprobe -cm)", NULL, OPT_FILE | OPT_OPTIONAL },
 	{ OPT_RANKS_BY_POSITION, 0, "ranks-by-position", NULL, "pair the k-th target rank with the k-th golden rank",
 	  NULL, 0 },
+	{ OPT_ONLY_RANKS, 0, "only-ranks", "LIST", "read only these ranks of the golden dump, e.g. 0,4-7", NULL, 0 },
 	{ 'v', 'v', "verbose", NULL, "print a count of pairs on stderr at the end", NULL, 0 },
 };
 
 static const struct tool_spec spec = {
 	.name = "probe-match",
-	.synopsis = "[-fv] [--data-mapping FILE] [--cell-mapping[=FILE]] [--ranks-by-position] golden "
-		    "[target-records]",
+	.synopsis = "[-fv] [--data-mapping FILE] [--cell-mapping[=FILE]] [--ranks-by-position] [--only-ranks LIST] "
+		    "golden [target-records]",
 	.summary = "Pair each target leaf record (stdin, from probe-flatten) with the golden leaf of the same "
 		   "msprobe compare key; golden is a dump or a file of leaf records.",
 	.opts = options,
@@ -73,6 +75,11 @@ int main(int argc, char **argv)
 			break;
 		case OPT_RANKS_BY_POSITION:
 			mo.ranks_by_position = true;
+			break;
+		case OPT_ONLY_RANKS:
+			if (!layout_rank_list_valid(arg))
+				opt_usage_error(&spec, "--only-ranks value is not a list of ranks: %s", arg);
+			mo.only_ranks = arg;
 			break;
 		case 'v':
 			verbose = true;
