@@ -127,6 +127,25 @@ for spec in float32:8192 bfloat16:11585; do
 done
 rm -rf "$tmp"
 
+# many ranks: a 64-rank step, serially and one job per rank with GNU parallel on every core
+r64=$out/ranks64
+if [ ! -f "$r64/golden/step0/rank63/dump.json" ]; then
+	"$bin/probe-gendump" --ranks 64 --fault-rank 37 --layers 40 --micro-batches 4 "$r64" > /dev/null
+fi
+bytes=$(cat "$r64"/target/step0/rank*/dump.json | wc -c | tr -d ' ')
+cat "$r64"/*/step0/rank*/dump.json > /dev/null
+measure "read-once:ranks64" "$bytes" "cat '$r64'/target/step0/rank*/dump.json"
+measure "ranks64-serial-first" "$bytes" \
+	"'$bin/probe-flatten' -q '$r64/target/step0' | '$bin/probe-match' '$r64/golden/step0' | '$bin/probe-metric' | '$bin/probe-first' > /dev/null || test \$? = 1"
+if command -v parallel > /dev/null; then
+	mkdir -p "$tmp"
+	measure "ranks64-parallel-first" "$bytes" \
+		"rm -rf '$tmp/r64' && mkdir -p '$tmp/r64' && '$bin/probe-flatten' --list '$r64/target/step0' | jq -r .rank | parallel -j \$(nproc) \"'$bin/probe-flatten' -q --only-ranks {} '$r64/target/step0' | '$bin/probe-match' --only-ranks {} '$r64/golden/step0' | '$bin/probe-metric' -j 1 > '$tmp/r64/{}.ndjson'\" && ls '$tmp/r64' | sort -n | sed 's|^|$tmp/r64/|' | xargs cat | '$bin/probe-first' > /dev/null || test \$? = 1"
+	rm -rf "$tmp"
+else
+	echo "bench: GNU parallel missing (make deps installs it): the parallel 64-rank figure is left out" >&2
+fi
+
 # jq reference on the largest pair only (msprobe's when it is there): it takes seconds a run
 last=$(echo $pairs | tr ' ' '\n' | grep big | tail -1)
 [ -n "$last" ] || last=$(echo $pairs | tr ' ' '\n' | tail -1)
@@ -157,4 +176,8 @@ jq -rs '
 	| [.[] | select(.figure | startswith("tensor-metric"))]
 	| .[] | (.figure | sub("tensor-metric-j[0-9]+:"; "")) as $l
 	| "  \(.figure): \(.mb_per_s / 1000 * 100 | floor / 100) GB/s, \(.median_s) s, peak \(.peak_kb / 1024 | floor) MB; read-once \($f["read-once:tensor-" + $l].mb_per_s / 1000 * 10 | floor / 10) GB/s, \(($f["read-once:tensor-" + $l].mb_per_s / .mb_per_s) * 10 | floor / 10)x slower"' "$results"
+echo
+echo "many ranks (64 ranks of the generator, compare to probe-first):"
+jq -rs '(map({(.figure): .}) | add) as $f | [.[] | select(.figure | startswith("ranks64"))] | .[]
+	| "  \(.figure): \(.median_s) s (min \(.min_s), max \(.max_s)), \(.mb_per_s) MB/s, peak \(.peak_kb / 1024 | floor) MB"' "$results"
 echo "results: $results"

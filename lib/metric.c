@@ -1131,14 +1131,15 @@ static int take_batches(struct metric_stream *m, bool all, struct strbuf *out, s
 }
 
 /*
- * Lines per batch: few until the mode is known, then many for statistics
- * and md5 (cheap pairs), one for tensor dumps (a pair's files are work
- * enough, and the threads should share them).
+ * Lines per batch: one until the mode is known (it is, after the first
+ * tensor leaf), then many for statistics and md5 (cheap pairs), one for
+ * tensor dumps (a pair's files are work enough, and the threads should
+ * share them).
  */
 static size_t batch_lines(const struct metric_stream *m)
 {
 	if (!m->mode_known)
-		return 16;
+		return 1;
 	return m->table.mode == MS_MODE_TENSOR ? 1 : BATCH_LINES;
 }
 
