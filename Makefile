@@ -45,9 +45,10 @@ UNIT_BIN = $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 HEADERS = $(wildcard lib/*.h) tests/unit/tap.h
 
 DEBIAN_PACKAGES = make gcc libc6-dev pkg-config zlib1g-dev libxxhash-dev libjq-dev libcsv-dev \
-		  libyaml-dev jq time python3 bsdutils gzip mandoc zsh fish parallel
+		  libyaml-dev jq time python3 bsdutils gzip mandoc zsh fish parallel \
+		  clang libclang-rt-dev cppcheck clang-tidy valgrind
 
-.PHONY: all deps check asan demo bench install uninstall clean regen completions unit
+.PHONY: all deps check asan demo bench install uninstall clean regen completions unit fuzz lint valgrind
 .SUFFIXES:
 
 all: $(TOOL_BIN)
@@ -97,6 +98,20 @@ check: deps
 	$(Q)$(MAKE) --no-print-directory asan
 	$(Q)tests/run.sh --build $(BUILD) --asan build-asan
 
+# Each fuzz harness for FUZZ_SECONDS (default 60), on a clang build of its own (build-fuzz).
+FUZZ_SECONDS ?= 60
+fuzz: deps
+	$(Q)tests/fuzz/run.sh $(FUZZ_SECONDS)
+
+# Static analysis (cppcheck, clang-tidy) with the suppressions in tests/lint/.
+lint: deps
+	$(Q)tests/lint/run.sh
+
+# The golden tests again under valgrind (slow: minutes).
+valgrind: deps
+	$(Q)$(MAKE) --no-print-directory all
+	$(Q)tests/valgrind/run.sh $(BUILD)
+
 # Rewrite the completions from the tools' option tables (commit the result).
 completions: all
 	$(Q)completions/gen.sh $(BUILD)/bin $(sort $(TOOLS))
@@ -144,4 +159,4 @@ uninstall:
 	rm -rf $(DESTDIR)$(DATADIR)/probe
 
 clean:
-	rm -rf build build-asan
+	rm -rf build build-asan build-fuzz

@@ -15,6 +15,8 @@
 #                                     first line: a SKIP, not counted as passed.
 # parity   tests/parity/*.sh          TAP scripts against ../shared/fixtures; they
 #                                     say "# SKIP" when the fixtures are absent.
+# checks   tests/checks/*.sh          TAP scripts over the whole project: fuzzing
+#                                     smoke runs, static analysis, valgrind.
 # With --asan DIR the unit and cli tests run again on the sanitizer build.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -129,9 +131,23 @@ run_parity() {
 	done
 }
 
+# TAP scripts of whole-project checks: fuzzing smoke runs, static analysis, valgrind.
+run_checks() {
+	for t in "$top"/tests/checks/*.sh; do
+		[ -f "$t" ] || continue
+		rel=${t#"$top"/tests/}
+		selected "$rel" || continue
+		out=$(mktemp)
+		PATH="$build/bin:$PATH" TOP="$top" BUILD="$build" sh "$t" > "$out" 2>&1
+		fold_tap "$rel" "$out"
+		rm -f "$out"
+	done
+}
+
 run_unit "$build" ""
 run_cli "$build" ""
 run_parity
+run_checks
 if [ -n "$asan" ]; then
 	export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:halt_on_error=1
 	export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
