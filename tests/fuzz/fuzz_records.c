@@ -1,0 +1,177 @@
+/*
+ * Record lines (lib/recscan.c, lib/leafrec.c, lib/pair.c, lib/lines.c).
+ *
+ * The whole input is taken as one line, and then as a file of lines read
+ * by line_reader (blank lines, a last line without a newline, gzip); each
+ * line goes through leafrec_parse(), leafrec_parse_at(), pair_parse(),
+ * record_is_error() and a walk of its members and items with every span
+ * decoded.  A record leafrec_parse() accepts must read the same with
+ * leafrec_parse_at(), and every span must lie inside the line.
+ */
+#include "fuzz.h"
+#include "../../lib/leafrec.h"
+#include "../../lib/lines.h"
+#include "../../lib/pair.h"
+#include "../../lib/recscan.h"
+
+static void check_span(const struct span *s, const char *line, size_t len)
+{
+	if (s->kind == SPAN_NONE)
+		return;
+	FUZZ_CHECK(s->p >= line && s->n <= len && (size_t)(s->p - line) <= len - s->n,
+		   "a span outside the line (at %td, %zu bytes, line of %zu)", s->p - line, s->n, len);
+}
+
+static void use_span(const struct span *s, const char *line, size_t len, struct strbuf *sb)
+{
+	int64_t v;
+	const char *p;
+	size_t n;
+	check_span(s, line, len);
+	strbuf_reset(sb);
+	if (span_string(s, sb) == 0)
+		FUZZ_CHECK(s->kind == SPAN_STRING, "a decoded span that is not a string");
+	if (span_plain_string(s, &p, &n))
+		FUZZ_CHECK(n + 2 == s->n, "a plain string of the wrong length");
+	(void)span_int(s, &v);
+	(void)span_same(s, s);
+}
+
+/* Members (or items) of a container span, recursively, to a depth. */
+static void walk(const char *s, size_t n, const char *line, size_t len, int depth, struct strbuf *sb)
+{
+	struct rs_iter it;
+	struct span k, v;
+	int r, count = 0;
+	if (depth > 8)
+		return;
+	if (rs_begin(&it, s, n) == 0) {
+		while ((r = rs_next(&it, &k, &v)) == 1 && count++ < 1000) {
+			use_span(&k, line, len, sb);
+			use_span(&v, line, len, sb);
+			if (v.kind == SPAN_OBJECT || v.kind == SPAN_ARRAY)
+				walk(v.p, v.n, line, len, depth + 1, sb);
+		}
+		if (r < 0)
+			FUZZ_CHECK(it.error && it.error_at <= n, "an error without a message or place");
+	}
+	if (rs_begin_array(&it, s, n) == 0) {
+		while ((r = rs_next_item(&it, &v)) == 1 && count++ < 1000) {
+			use_span(&v, line, len, sb);
+			if (v.kind == SPAN_OBJECT || v.kind == SPAN_ARRAY)
+				walk(v.p, v.n, line, len, depth + 1, sb);
+		}
+		if (r < 0)
+			FUZZ_CHECK(it.error && it.error_at <= n, "an error without a message or place");
+	}
+}
+
+static void check_leaf(const struct leafrec *r, const char *line, size_t len, struct strbuf *sb)
+{
+	FUZZ_CHECK(r->text >= line && r->len <= len && (size_t)(r->text - line) <= len - r->len,
+		   "a leaf record outside the line");
+	for (int f = 0; f < LF_NFIELDS; f++) {
+		use_span(&r->f[f], line, len, sb);
+		leafrec_str(r, (enum leaf_field)f, sb);
+	}
+}
+
+static void one_line(const char *line, size_t len)
+{
+	struct leafrec r, r2;
+	struct pair p;
+	struct rs_iter it;
+	struct span fields[3];
+	static const char *const keys[] = { "t", "g", "verdict" };
+	struct strbuf sb = STRBUF_INIT, err = STRBUF_INIT;
+	const char *why = NULL, *after = NULL;
+	int ok1, ok2;
+
+	ok1 = leafrec_parse(&r, line, len, &why);
+	if (ok1 == 0) {
+		check_leaf(&r, line, len, &sb);
+	} else {
+		FUZZ_CHECK(why != NULL, "leafrec_parse failed without a reason");
+	}
+	why = NULL;
+	ok2 = leafrec_parse_at(&r2, line, line + len, &after, &why);
+	if (ok2 == 0) {
+		check_leaf(&r2, line, len, &sb);
+		FUZZ_CHECK(after >= line && after <= line + len, "parse_at ends outside the line");
+	} else {
+		FUZZ_CHECK(why != NULL, "leafrec_parse_at failed without a reason");
+	}
+	if (ok1 == 0) {
+		FUZZ_CHECK(ok2 == 0, "leafrec_parse accepts what leafrec_parse_at refuses (%s)", why);
+		for (int f = 0; f < LF_NFIELDS; f++)
+			FUZZ_CHECK(r.f[f].p == r2.f[f].p && r.f[f].n == r2.f[f].n && r.f[f].kind == r2.f[f].kind,
+				   "field %s differs between leafrec_parse and leafrec_parse_at", leaf_field_names[f]);
+		FUZZ_CHECK(r.rank == r2.rank && r.step == r2.step && r.seq == r2.seq, "rank/step/seq differ");
+	}
+	FUZZ_CHECK((ok1 == 0) == pair_line_is_leaf(line, len), "pair_line_is_leaf disagrees with leafrec_parse");
+
+	if (pair_parse(&p, line, len, &err) == 0) {
+		FUZZ_CHECK(p.has_t || p.has_g, "a pair without a leaf");
+		if (p.has_t)
+			check_leaf(&p.t, line, len, &sb);
+		if (p.has_g)
+			check_leaf(&p.g, line, len, &sb);
+		use_span(&p.verdict, line, len, &sb);
+		use_span(&p.reason, line, len, &sb);
+		use_span(&p.metrics, line, len, &sb);
+	} else {
+		FUZZ_CHECK(err.len, "pair_parse failed without a message");
+	}
+
+	if (rs_begin(&it, line, len) == 0 && rs_fields(&it, keys, ARRAY_SIZE(keys), fields) == 0)
+		for (size_t i = 0; i < ARRAY_SIZE(keys); i++)
+			use_span(&fields[i], line, len, &sb);
+	walk(line, len, line, len, 0, &sb);
+
+	strbuf_reset(&sb);
+	(void)record_is_error(line, len, &sb);
+
+	strbuf_release(&sb);
+	strbuf_release(&err);
+}
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	fuzz_quiet();
+	return 0;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	/* the line in a buffer of its own size, so that reading past it is caught */
+	char *copy = malloc(size ? size : 1);
+	struct fuzz_file file;
+	struct line_reader lr;
+	const char *line;
+	size_t len;
+	int r, n = 0;
+
+	if (!copy)
+		abort();
+	memcpy(copy, data, size);
+	one_line(copy, size);
+	free(copy);
+
+	fuzz_file_open(&file, data, size);
+	if (line_reader_open(&lr, file.path) == 0) {
+		while ((r = line_reader_next(&lr, &line, &len)) == 1 && n++ < 64) {
+			FUZZ_CHECK(len <= size && !memchr(line, '\n', len), "a line with a newline in it");
+			copy = malloc(len ? len : 1);
+			if (!copy)
+				abort();
+			memcpy(copy, line, len);
+			one_line(copy, len);
+			free(copy);
+		}
+		if (r < 0)
+			FUZZ_CHECK(lr.err.len, "line_reader failed without a message");
+		line_reader_close(&lr);
+	}
+	fuzz_file_close(&file);
+	return 0;
+}

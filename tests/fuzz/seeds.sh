@@ -1,0 +1,119 @@
+#!/bin/sh
+# tests/fuzz/seeds.sh: put seed inputs for one harness into a corpus directory.
+#
+#   tests/fuzz/seeds.sh NAME DIR [GENERATED]
+#
+# Seeds come from the project's own data: tests/data/**, the committed
+# regression inputs of the harness, and, when GENERATED is given, the
+# directory run.sh fills with probe-gendump dumps (several modes), their
+# records and compare_result CSVs.  Each seed is stored under the SHA-1 of
+# its contents, so seeding again adds nothing twice.  Files over 64 KiB
+# are left out (they slow the fuzzer down and add little).
+set -u
+name=$1 dir=$2 gen=${3:-}
+top=$(cd "$(dirname "$0")/../.." && pwd)
+data=$top/tests/data
+max=65536
+mkdir -p "$dir"
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/probe-fuzz-seeds.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT INT TERM
+
+add() { # file
+	[ -f "$1" ] || return 0
+	size=$(wc -c < "$1")
+	[ "$size" -le $max ] || return 0
+	cp "$1" "$dir/$(sha1sum < "$1" | cut -c1-40)"
+}
+# a file with one byte in front (the json harness reads its options from it)
+add_prefixed() { # byte-octal file
+	printf "\\$1" > "$tmp/p"
+	head -c $max "$2" >> "$tmp/p"
+	add "$tmp/p"
+}
+# the first lines of a file, and each of them alone
+add_lines() { # file count
+	[ -f "$1" ] || return 0
+	head -n "$2" "$1" > "$tmp/l"
+	add "$tmp/l"
+	head -n "$2" "$1" | while IFS= read -r line; do
+		printf '%s\n' "$line" > "$tmp/l1"
+		add "$tmp/l1"
+	done
+}
+files() { # find arguments: files of tests/data and of the generated data
+	{ find "$data" -type f "$@"; [ -n "$gen" ] && find "$gen" -type f "$@"; } 2>/dev/null | sort
+}
+
+for f in "$top/tests/fuzz/regressions/$name"/*; do
+	[ -f "$f" ] && cp "$f" "$dir/$(sha1sum < "$f" | cut -c1-40)"
+done
+
+case $name in
+json)
+	files -name '*.json' | while IFS= read -r f; do
+		add_prefixed 000 "$f"
+		add_prefixed 026 "$f"
+	done
+	files \( -name '*.leaves' -o -name '*.pairs' \) | while IFS= read -r f; do
+		head -n 5 "$f" > "$tmp/nd"
+		add_prefixed 001 "$tmp/nd"
+	done
+	for s in '[]' '{}' '"\u00e9\ud83d\ude00"' '[1,-0.5e+3,NaN,-Infinity,true,false,null]' '{"a":{"b":[{}]}}'; do
+		printf '%s' "$s" > "$tmp/s"
+		add_prefixed 000 "$tmp/s"
+		add_prefixed 003 "$tmp/s"
+	done
+	;;
+dump)
+	files \( -name 'dump.json' -o -name 'debug.json' -o -name 'kinds.json' -o -name 'saved.json' \
+		-o -name 'golden.json' -o -name 'target.json' \) | while IFS= read -r f; do
+		add "$f"
+	done
+	f=$(files -name dump.json | head -n 1)
+	[ -n "$f" ] && gzip -c "$f" > "$tmp/gz" && add "$tmp/gz"
+	;;
+pt)
+	files -name '*.pt' | while IFS= read -r f; do add "$f"; done
+	;;
+npy)
+	files -name '*.npy' | while IFS= read -r f; do add "$f"; done
+	;;
+yaml)
+	files \( -name '*.yaml' -o -name '*.yml' \) | while IFS= read -r f; do add "$f"; done
+	printf 'a: b\n"c": \047d\047\n' > "$tmp/y" && add "$tmp/y"
+	# from the generated records: a data mapping (-dm) of row names, and
+	# a cell mapping (-cm) of the module names, each in block and flow style
+	files -name '*.leaves' | while IFS= read -r f; do
+		sed -n 's/.*"name":"\([^"]*\)".*/\1/p' "$f" | head -n 8 |
+			sed 's/^\(\(.*\)\.0\.\(.*\)\)$/\1: "\2.1.\3"/' > "$tmp/dm"
+		add "$tmp/dm"
+		sed -n 's/.*"entry":"Module\.\([^".]*\.[^".]*\)\..*/\1/p' "$f" | sort -u | head -n 4 |
+			sed 's/^\(.*\)$/\1: \1_golden/' > "$tmp/cm"
+		[ -s "$tmp/cm" ] && add "$tmp/cm"
+		sed -n 's/.*"entry":"Module\.\([^".]*\)\..*/\1/p' "$f" | sort -u | head -n 4 |
+			awk 'BEGIN { printf "{" } { printf "%s%s: layers.%d", (NR > 1 ? ", " : ""), $0, NR } END { print "}" }' > "$tmp/cf"
+		add "$tmp/cf"
+	done
+	;;
+csv)
+	files -name '*.csv' | while IFS= read -r f; do
+		add "$f"
+		head -n 4 "$f" > "$tmp/c" && add "$tmp/c"
+	done
+	;;
+stack)
+	files \( -name 'stack*.json' \) | while IFS= read -r f; do add "$f"; done
+	;;
+construct)
+	files \( -name 'construct*.json' \) | while IFS= read -r f; do add "$f"; done
+	;;
+records)
+	files \( -name '*.leaves' -o -name '*.pairs' -o -name '*.metric' -o -name '*.ndjson' \) |
+		while IFS= read -r f; do add_lines "$f" 6; done
+	;;
+*)
+	echo "seeds.sh: no seeds for harness $name" >&2
+	exit 2
+	;;
+esac
+exit 0
