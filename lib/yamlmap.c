@@ -59,6 +59,11 @@ int yamlmap_load(struct yamlmap *m, const char *path, struct strbuf *err)
 				ret = fail_at(err, path, &ev.start_mark, "a mapping file must be a YAML mapping");
 				break;
 			}
+			/* an escaped "\0" would cut the name short wherever it is used */
+			if (memchr(s, '\0', n)) {
+				ret = fail_at(err, path, &ev.start_mark, "a name with a NUL byte");
+				break;
+			}
 			if (!key) {
 				bool created;
 				key = xmemdupz(s, n);
