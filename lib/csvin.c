@@ -1,4 +1,5 @@
 #include "csvin.h"
+#include "json.h"
 #include "jsonw.h"
 #include "leafrec.h"
 #include "pyfmt.h"
@@ -7,6 +8,7 @@
 #include "xalloc.h"
 
 #include <csv.h>
+#include <ctype.h>
 
 #define MAX_COLS 40
 
@@ -151,19 +153,42 @@ static void add_stat_value(struct strbuf *out, const char *c)
 		jsonw_str(out, c);
 }
 
-/* "[2, 3]" -> [2,3]; anything else as a string. */
+/* "[2, 3]" -> [2,3]; anything else (not a list of whole numbers) as a string. */
 static void add_shape(struct strbuf *out, const char *c)
 {
-	const char *p = c;
-	if (*p != '[') {
-		jsonw_str(out, c);
-		return;
-	}
+	const char *p = c + 1;
+	size_t at = out->len;
+	if (*c != '[')
+		goto text;
 	strbuf_addch(out, '[');
-	for (p++; *p && *p != ']'; p++)
-		if (*p != ' ')
-			strbuf_addch(out, *p);
+	while (*p == ' ')
+		p++;
+	while (*p != ']') {
+		const char *d = p;
+		while (*p >= '0' && *p <= '9')
+			p++;
+		if (p == d || (*d == '0' && p - d > 1))
+			goto text;
+		strbuf_add(out, d, (size_t)(p - d));
+		while (*p == ' ')
+			p++;
+		if (*p == ',') {
+			strbuf_addch(out, ',');
+			for (p++; *p == ' '; p++)
+				;
+			if (*p == ']')
+				goto text;
+		} else if (*p != ']') {
+			goto text;
+		}
+	}
+	if (p[1])
+		goto text;
 	strbuf_addch(out, ']');
+	return;
+text:
+	strbuf_setlen(out, at);
+	jsonw_str(out, c);
 }
 
 /* A Python list of str literals ("['a', \"b\\n\"]") as a JSON array; false when it is not one. */
@@ -192,8 +217,11 @@ static bool add_py_str_list(struct strbuf *out, const char *p)
 				case 'r': strbuf_addch(&s, '\r'); break;
 				case 'x': {
 					unsigned v = 0;
-					for (int k = 1; k <= 2 && p[k]; k++)
+					for (int k = 1; k <= 2; k++) {
+						if (!isxdigit((unsigned char)p[k]))
+							goto bad; /* also the end of the cell */
 						v = v * 16 + (unsigned)(p[k] <= '9' ? p[k] - '0' : (p[k] | 32) - 'a' + 10);
+					}
 					strbuf_addch(&s, (char)v);
 					p += 2;
 					break;
@@ -321,6 +349,26 @@ static bool add_leaf(struct csv_reading *r, struct strbuf *out, bool npu)
 	return true;
 }
 
+/* Whether s is one JSON array of strings on one line (as msprobe's Err_message). */
+static bool is_string_list(const char *s)
+{
+	struct source *src;
+	struct json_reader jr;
+	struct json_token tok;
+	enum json_type t = JSON_ERROR;
+	if (strpbrk(s, "\r\n"))
+		return false;
+	src = source_from_memory("Err_message", s, strlen(s));
+	json_reader_init(&jr, src, 0, 256);
+	if (json_reader_next(&jr, &tok) == JSON_ARRAY_BEGIN)
+		while ((t = json_reader_next(&jr, &tok)) == JSON_STRING)
+			;
+	if (t == JSON_ARRAY_END)
+		t = json_reader_next(&jr, &tok);
+	json_reader_release(&jr);
+	source_close(src);
+	return t == JSON_EOF;
+}
 static int emit_row(struct csv_reading *r)
 {
 	const char *result = cell(r, "Result"), *msg = cell(r, "Err_message");
@@ -332,6 +380,12 @@ static int emit_row(struct csv_reading *r)
 
 	if (!name || !result) {
 		strbuf_addf(r->err, "%s:%llu: a row without NPU Name or Result", r->path, (unsigned long long)r->row + 2);
+		return -1;
+	}
+	/* the cell goes into the record as it is, so it must be what json.dumps writes */
+	if (msg && msg[0] == '[' && !is_string_list(msg)) {
+		strbuf_addf(r->err, "%s:%llu: Err_message is not a JSON list of strings on one line", r->path,
+			    (unsigned long long)r->row + 2);
 		return -1;
 	}
 	strbuf_reset(&r->t);
