@@ -33,6 +33,7 @@ struct source {
 	unsigned char *zin;
 	bool z_end; /* underlying file exhausted */
 	bool z_member_done;
+	bool z_failed; /* err holds a gzip error for the next read */
 };
 
 static ssize_t read_fd(struct source *src, void *buf, size_t len)
@@ -61,9 +62,13 @@ static ssize_t read_fd(struct source *src, void *buf, size_t len)
 
 static ssize_t read_gzip(struct source *src, void *buf, size_t len)
 {
+	if (src->z_failed)
+		return -1;
+	if (len > UINT_MAX)
+		len = UINT_MAX;
 	src->zs.next_out = buf;
-	src->zs.avail_out = len > UINT_MAX ? UINT_MAX : (unsigned)len;
-	while (src->zs.avail_out == (len > UINT_MAX ? UINT_MAX : (unsigned)len)) {
+	src->zs.avail_out = (unsigned)len;
+	while (src->zs.avail_out == len) {
 		int ret;
 		if (src->zs.avail_in == 0 && !src->z_end) {
 			ssize_t n = read_fd(src, src->zin, GZ_IN_SIZE);
@@ -99,7 +104,9 @@ static ssize_t read_gzip(struct source *src, void *buf, size_t len)
 corrupt:
 	strbuf_reset(&src->err);
 	strbuf_addf(&src->err, "corrupt gzip stream: %s", src->zs.msg ? src->zs.msg : "inflate failed");
-	return -1;
+	/* what inflated before the bad spot first, so that the error's position does not depend on len */
+	src->z_failed = true;
+	return len - src->zs.avail_out ? (ssize_t)(len - src->zs.avail_out) : -1;
 }
 
 static bool sniff_gzip(struct source *src)
