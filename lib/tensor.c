@@ -651,7 +651,8 @@ static int pk_make_tuple(struct pickle *pk, size_t from)
 	if (n > PK_MAX_ITEMS - pk->nitems)
 		return pk_fail(pk, "more than %d tuple items: not one tensor", PK_MAX_ITEMS);
 	ALLOC_GROW(pk->items, pk->nitems + n, pk->items_alloc);
-	memcpy(pk->items + pk->nitems, pk->stack + from, n * sizeof(*pk->items));
+	if (n) /* items is still NULL before the first item */
+		memcpy(pk->items + pk->nitems, pk->stack + from, n * sizeof(*pk->items));
 	v.u.tuple.first = (uint32_t)pk->nitems;
 	v.u.tuple.n = (uint32_t)n;
 	pk->nitems += n;
