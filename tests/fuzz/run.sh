@@ -15,7 +15,8 @@
 # 4. runs each harness for SECONDS (JOBS at a time, default: the number
 #    of processors) with its dictionary (tests/fuzz/dict/), -timeout=10
 #    (a hang is a finding) and -rss_limit_mb=2048, in libFuzzer's fork
-#    mode so that a crash does not end the run;
+#    mode so that a crash does not end the run (JOBS defaults to
+#    $FUZZ_JOBS when set: make fuzz FUZZ_JOBS=1 FUZZ_SECONDS=480);
 # 5. for each distinct crash (by the sanitizer's summary line), minimizes
 #    the input and stores it as tests/fuzz/regressions/NAME/crash-SHA1
 #    (commit it, with the fix); tests/checks/fuzz.sh replays them.
@@ -28,7 +29,7 @@
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top" || exit 2
-jobs=$(nproc 2>/dev/null || echo 1)
+jobs=${FUZZ_JOBS:-$(nproc 2>/dev/null || echo 1)}
 only=
 usage() { echo "usage: tests/fuzz/run.sh [-j JOBS] [--only NAME[,NAME...]] SECONDS" >&2; exit 2; }
 while [ $# -gt 1 ]; do
