@@ -734,7 +734,7 @@ static void decide_starters(struct first_stream *f)
 
 int first_finish(struct first_stream *f, struct strbuf *err)
 {
-	uint64_t pairs = 0, matched = 0, leaves = 0;
+	uint64_t pairs = 0, matched = 0, unreadable = 0, leaves = 0;
 	for (size_t i = 0; i < f->nranks; i++) {
 		struct rank_state *rs = &f->ranks[i];
 		if (rs->entry && f->opts.nonfinite)
@@ -746,6 +746,7 @@ int first_finish(struct first_stream *f, struct strbuf *err)
 		rs->entry = NULL;
 		pairs += rs->pairs + rs->golden_only;
 		matched += rs->pairs - rs->unmatched;
+		unreadable += rs->unreadable;
 		leaves += rs->leaves;
 	}
 	if (f->nranks)
@@ -762,6 +763,11 @@ int first_finish(struct first_stream *f, struct strbuf *err)
 	} else if (!matched) {
 		strbuf_addf(err, "none of the %llu pairs has both a target and a golden leaf: nothing to compare",
 			    (unsigned long long)pairs);
+		return -1;
+	} else if (matched == unreadable) {
+		/* nothing was compared: "no divergence" would be a pass of files nobody read */
+		strbuf_addf(err, "none of the %llu matched pairs could be compared: their tensor files are unreadable "
+			    "(see the reason of each pair in probe-metric's records)", (unsigned long long)matched);
 		return -1;
 	}
 	decide_starters(f);
@@ -968,8 +974,18 @@ void first_write_text(const struct first_stream *f, struct strbuf *out)
 	for (size_t i = 0; i < f->nranks; i++)
 		with += f->ranks[i].nfound > 0;
 	if (!f->found) {
-		strbuf_addf(out, f->opts.nonfinite ? "no inf or nan in %zu rank%s\n" : "no divergence in %zu rank%s\n",
+		uint64_t unmatched = 0, unreadable = 0;
+		for (size_t i = 0; i < f->nranks; i++) {
+			unmatched += f->ranks[i].unmatched;
+			unreadable += f->ranks[i].unreadable;
+		}
+		strbuf_addf(out, f->opts.nonfinite ? "no inf or nan in %zu rank%s" : "no divergence in %zu rank%s",
 			    f->nranks, f->nranks == 1 ? "" : "s");
+		/* what was not compared is part of the answer */
+		if (!f->opts.nonfinite && (unmatched || unreadable))
+			strbuf_addf(out, "; not compared: %llu unmatched, %llu unreadable",
+				    (unsigned long long)unmatched, (unsigned long long)unreadable);
+		strbuf_addch(out, '\n');
 	} else {
 		strbuf_addf(out, "%s on %zu of %zu rank%s; started on ",
 			    f->opts.nonfinite ? "inf/nan" : "divergence", with, f->nranks, f->nranks == 1 ? "" : "s");
