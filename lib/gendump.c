@@ -113,6 +113,7 @@
 #include "gendump.h"
 #include "jsonw.h"
 #include "msg.h"
+#include "partial.h"
 #include "pyfmt.h"
 #include "strbuf.h"
 #include "xalloc.h"
@@ -469,6 +470,7 @@ struct jw {
 	struct strbuf out;
 	FILE *f;
 	char *path;
+	struct partial *part;      /* written as path.partial, renamed when closed */
 	int depth;
 	bool nonempty[JW_MAX_DEPTH];
 	bool after_key;
@@ -476,10 +478,14 @@ struct jw {
 
 static void jw_open_file(struct jw *w, const char *path)
 {
+	struct strbuf tmp = STRBUF_INIT;
 	*w = (struct jw){ .out = STRBUF_INIT, .path = xstrdup(path) };
-	w->f = fopen(path, "wb");
+	strbuf_addf(&tmp, "%s.partial", path);
+	w->f = fopen(tmp.buf, "wb");
 	if (!w->f)
-		die_errno("cannot create %s", path);
+		die_errno("cannot create %s", tmp.buf);
+	w->part = partial_add(tmp.buf, path);
+	strbuf_release(&tmp);
 }
 
 static void jw_flush(struct jw *w)
@@ -502,6 +508,8 @@ static void jw_close_file(struct jw *w)
 	jw_flush(w);
 	if (fclose(w->f))
 		die_errno("cannot write %s", w->path);
+	if (partial_commit(w->part, &w->out) < 0)
+		die("%s", w->out.buf);
 	strbuf_release(&w->out);
 	free(w->path);
 }

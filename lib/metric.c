@@ -4,6 +4,7 @@
 #include "jsonw.h"
 #include "leafrec.h"
 #include "pair.h"
+#include "partial.h"
 #include "pyfmt.h"
 #include "recscan.h"
 #include "stack.h"
@@ -83,6 +84,7 @@ struct metric_stream {
 	uint64_t tables;
 	/* output_dir: the current file */
 	FILE *file;
+	struct partial *part;      /* the current (or last) part, renamed when the whole run succeeds */
 	struct strbuf file_name;   /* without ".csv" */
 	struct strbuf file_buf;
 	size_t file_rows, file_part;
@@ -684,18 +686,26 @@ static void part_path(const struct metric_stream *m, bool tmp, struct strbuf *pa
 	strbuf_addstr(path, tmp ? ".csv.partial" : ".csv");
 }
 
-/* A part is written as <name>.csv.partial and renamed when complete: a failed run leaves no file that looks done. */
+/*
+ * A part is written as <name>.csv.partial; every part is renamed when the whole run has
+ * succeeded (metric_finish), and removed when it fails or is interrupted: a directory
+ * holds files that look done only when they all are.
+ */
 static int open_part(struct metric_stream *m, struct strbuf *err)
 {
-	struct strbuf path = STRBUF_INIT;
+	struct strbuf path = STRBUF_INIT, final = STRBUF_INIT;
 	part_path(m, true, &path);
+	part_path(m, false, &final);
 	m->file = fopen(path.buf, "w");
 	if (!m->file) {
 		strbuf_addf(err, "%s: cannot create: %s", path.buf, strerror(errno));
 		strbuf_release(&path);
+		strbuf_release(&final);
 		return -1;
 	}
+	m->part = partial_add(path.buf, final.buf);
 	strbuf_release(&path);
+	strbuf_release(&final);
 	m->file_rows = 0;
 	m->header_done = false;
 	return 0;
@@ -703,7 +713,6 @@ static int open_part(struct metric_stream *m, struct strbuf *err)
 
 static int close_part(struct metric_stream *m, struct strbuf *err)
 {
-	struct strbuf from = STRBUF_INIT, to = STRBUF_INIT;
 	int ret = write_file_buf(m, err);
 	if (m->file && (fclose(m->file) || ret < 0)) {
 		if (!ret)
@@ -711,14 +720,6 @@ static int close_part(struct metric_stream *m, struct strbuf *err)
 		ret = -1;
 	}
 	m->file = NULL;
-	part_path(m, true, &from);
-	part_path(m, false, &to);
-	if (!ret && rename(from.buf, to.buf)) {
-		strbuf_addf(err, "%s: cannot rename: %s", from.buf, strerror(errno));
-		ret = -1;
-	}
-	strbuf_release(&from);
-	strbuf_release(&to);
 	return ret;
 }
 
@@ -766,16 +767,9 @@ static int file_row_room(struct metric_stream *m, struct strbuf *err)
 		return -1;
 	if (!m->file_part) {
 		/* the first part was written without a number: it becomes _part_1 */
-		struct strbuf from = STRBUF_INIT, to = STRBUF_INIT;
-		strbuf_addf(&from, "%s.csv", m->file_name.buf);
+		struct strbuf to = STRBUF_INIT;
 		strbuf_addf(&to, "%s_part_1.csv", m->file_name.buf);
-		if (rename(from.buf, to.buf)) {
-			strbuf_addf(err, "%s: cannot rename: %s", from.buf, strerror(errno));
-			strbuf_release(&from);
-			strbuf_release(&to);
-			return -1;
-		}
-		strbuf_release(&from);
+		partial_set_final(m->part, to.buf);
 		strbuf_release(&to);
 		m->file_part = 1;
 	}
@@ -1186,5 +1180,7 @@ int metric_finish(struct metric_stream *m, struct strbuf *out, struct strbuf *er
 		strbuf_addstr(err, "no row of msprobe's table: nothing to compare");
 		return -1;
 	}
+	if (m->opts.output_dir && partial_commit_all(err) < 0)
+		return -1;
 	return 0;
 }

@@ -26,4 +26,16 @@ void output_close(void);
  */
 void output_mark_incomplete_on_die(void);
 
+/*
+ * For tools that write a table (CSV) on stdout, which has no room for an
+ * error record: when stdout is a regular file, a failure (die()) or an
+ * interruption (SIGINT, SIGTERM, SIGHUP) cuts it back to the size it had
+ * when the tool started, so that no table that looks complete is left
+ * there.  Into a pipe or a terminal the exit status is the only signal.
+ *
+ * With output_mark_incomplete_on_die(), an interruption writes the error
+ * record too (on a new line when the interrupted one was not complete).
+ */
+void output_discard_on_failure(void);
+
 #endif

@@ -15,6 +15,7 @@
  * end, so that a failure leaves no half-written file under the name.
  */
 #include "tensorw.h"
+#include "partial.h"
 #include "xalloc.h"
 
 #include <fcntl.h>
@@ -122,6 +123,7 @@ static bool host_is_big_endian(void)
 struct out {
 	const char *path;
 	struct strbuf tmp;
+	struct partial *part;   /* removed on failure, exit or a signal until renamed */
 	int fd;
 	uint64_t pos;
 	struct strbuf *err;
@@ -137,8 +139,10 @@ static int out_open(struct out *o, const char *path, struct strbuf *err)
 		strbuf_reset(&o->tmp);
 		strbuf_addf(&o->tmp, "%s.tmp%ld.%lu", path, (long)getpid(), serial++);
 		o->fd = open(o->tmp.buf, O_WRONLY | O_CREAT | O_EXCL, 0666);
-		if (o->fd >= 0)
+		if (o->fd >= 0) {
+			o->part = partial_add(o->tmp.buf, path);
 			return 0;
+		}
 		if (errno != EEXIST)
 			break;
 	}
@@ -171,12 +175,10 @@ static int out_finish(struct out *o, bool ok)
 		fail(o->err, o->path, "cannot write: %s", strerror(errno));
 		ok = false;
 	}
-	if (ok && rename(o->tmp.buf, o->path) < 0) {
-		fail(o->err, o->path, "cannot rename %s to it: %s", o->tmp.buf, strerror(errno));
+	if (ok && partial_commit(o->part, o->err) < 0)
 		ok = false;
-	}
 	if (!ok)
-		unlink(o->tmp.buf);
+		partial_drop(o->part);
 	strbuf_release(&o->tmp);
 	return ok ? 0 : -1;
 }

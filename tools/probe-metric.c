@@ -131,6 +131,8 @@ int main(int argc, char **argv)
 	output_init();
 	if (mo.output == METRIC_NDJSON)
 		output_mark_incomplete_on_die();
+	else if (!mo.output_dir)
+		output_discard_on_failure();
 	while ((r = line_reader_next(&lr, &line, &len)) == 1) {
 		if (metric_add(m, line, len, &out, &err) < 0)
 			fail(&lr, m, &out, &err);

@@ -49,6 +49,7 @@ int main(int argc, char **argv)
 		die("%s", lr.err.buf);
 	t = table_new(columns);
 	output_init();
+	output_discard_on_failure();
 	while ((r = line_reader_next(&lr, &line, &len)) == 1) {
 		if (table_add(t, line, len, &out, &err) < 0) {
 			line_reader_fail(&lr, "%s", err.buf);
@@ -57,9 +58,13 @@ int main(int argc, char **argv)
 		}
 		output_flush_strbuf(&out, 1 << 16);
 	}
-	if (r < 0 || table_finish(t, &out, &err) < 0) {
+	if (r < 0) {
 		table_free(t);
-		die("%s: %s", line_reader_name(&lr), r < 0 ? lr.err.buf : err.buf);
+		die("%s", lr.err.buf); /* it names the input and the line */
+	}
+	if (table_finish(t, &out, &err) < 0) {
+		table_free(t);
+		die("%s: %s", line_reader_name(&lr), err.buf);
 	}
 	output_flush_strbuf(&out, 0);
 	output_close();
