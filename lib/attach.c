@@ -1,4 +1,5 @@
 #include "attach.h"
+#include "recscan.h"
 #include "construct.h"
 #include "jsonw.h"
 #include "leafrec.h"
@@ -68,12 +69,18 @@ static void beside(struct strbuf *out, const char *dump, const char *given, cons
 	strbuf_addstr(out, name);
 }
 
-static bool readable(const char *path)
+/* 1: it can be read; 0: there is none; -1: it is there but cannot be read (err says why). */
+static int readable(const char *path, struct strbuf *err)
 {
 	FILE *f = fopen(path, "r");
-	if (f)
+	if (f) {
 		fclose(f);
-	return f != NULL;
+		return 1;
+	}
+	if (errno == ENOENT)
+		return 0;
+	strbuf_addf(err, "%s: cannot open: %s", path, strerror(errno));
+	return -1;
 }
 
 /* The stack and construct maps of a dump, loaded on first use; -1 on a malformed file. */
@@ -93,20 +100,22 @@ static int sources_of(struct attacher *a, const char *dump, struct sources **out
 	*out = s;
 	if (strcmp(dump, "-") || a->opts.stack_file) {
 		beside(&path, dump, a->opts.stack_file, "stack.json");
-		if (readable(path.buf))
+		int r = readable(path.buf, err);
+		if (r > 0)
 			s->stacks = stack_map_load(path.buf, err);
-		else
+		else if (!r)
 			warning("%s: no stack file; records of %s pass without stacks", path.buf, dump);
-		if (readable(path.buf) && !s->stacks)
+		if (r < 0 || (r > 0 && !s->stacks))
 			ret = -1;
 	}
 	if (!ret && (strcmp(dump, "-") || a->opts.construct_file)) {
 		beside(&path, dump, a->opts.construct_file, "construct.json");
-		if (readable(path.buf))
+		int r = readable(path.buf, err);
+		if (r > 0)
 			s->construct = construct_load(path.buf, err);
-		else
+		else if (!r)
 			warning("%s: no construct file; records of %s pass without module chains", path.buf, dump);
-		if (readable(path.buf) && !s->construct)
+		if (r < 0 || (r > 0 && !s->construct))
 			ret = -1;
 	}
 	strbuf_release(&path);
@@ -215,6 +224,26 @@ static const struct leafrec *target_leaf(struct attacher *a, const char *line, s
 	return NULL;
 }
 
+/* A record that is neither a pair nor a leaf passes through, if it is a JSON object at all. */
+static int check_object(const char *line, size_t len, struct strbuf *err)
+{
+	struct rs_iter it;
+	struct span key, value;
+	int got;
+	if (rs_begin(&it, line, len) < 0) {
+		strbuf_addstr(err, "not a JSON object");
+		return -2;
+	}
+	while ((got = rs_next(&it, &key, &value)) == 1)
+		;
+	if (got < 0) {
+		strbuf_addf(err, "not a JSON object: %s (at byte %zu)", it.error ? it.error : "malformed",
+			    it.error_at + 1);
+		return -2;
+	}
+	return 0;
+}
+
 int attach_record(struct attacher *a, const char *line, size_t len, struct strbuf *out, struct strbuf *err)
 {
 	struct leafrec leaf;
@@ -222,6 +251,8 @@ int attach_record(struct attacher *a, const char *line, size_t len, struct strbu
 	const struct leafrec *r = target_leaf(a, line, len, &leaf, &p);
 	size_t close;
 
+	if (!r && check_object(line, len, err) < 0)
+		return -2;
 	if (!r || r->f[LF_STACK].kind != SPAN_NONE || r->f[LF_DUMP].kind != SPAN_STRING) {
 		/* nothing to attach to, already attached, or no dump to find the files by */
 		strbuf_add(out, line, len);
@@ -250,6 +281,8 @@ int attach_record_text(struct attacher *a, const char *line, size_t len, struct 
 	struct sources *src;
 	const struct stack *s = NULL;
 
+	if (!r && check_object(line, len, err) < 0)
+		return -2;
 	if (!r || r->f[LF_DUMP].kind != SPAN_STRING)
 		return 0;
 	leafrec_str(r, LF_DUMP, &a->scratch);

@@ -46,7 +46,11 @@ struct attacher;
 struct attacher *attach_new(const struct attach_options *opts);
 void attach_free(struct attacher *a);
 
-/* One record (a line without its newline) to out, with its newline.  0, or -1 with the reason in err. */
+/*
+ * One record (a line without its newline) to out, with its newline.  0; -1 with the
+ * reason in err; -2 when the record itself is not a JSON object (err says what and at
+ * which byte; the caller adds where the line is).
+ */
 int attach_record(struct attacher *a, const char *line, size_t len, struct strbuf *out, struct strbuf *err);
 
 /* For people: one line per record with a leaf, "entry: file:line in function: code". */

@@ -53,6 +53,16 @@ static bool is_file(const char *path)
 	return !stat(path, &st) && S_ISREG(st.st_mode);
 }
 
+/* A name that is there (lstat) but cannot be followed: a dangling link, a link loop, no permission. */
+static bool is_broken(const char *path, struct strbuf *err)
+{
+	struct stat st;
+	if (lstat(path, &st) || !stat(path, &st))
+		return false;
+	strbuf_addf(err, "%s: %s", path, strerror(errno));
+	return true;
+}
+
 static bool is_debug_name(const char *path)
 {
 	return !strncmp(base_name(path), "debug.json", 10);
@@ -91,14 +101,23 @@ static void add_file(struct dump_list *list, const char *path, int64_t rank, int
 	list->v[list->nr++] = (struct dump_file){ xstrdup(path), rank, step, is_debug_name(path), false };
 }
 
-/* The dump file of a rank dir, or NULL. */
-static char *rank_dir_dump(const char *dir)
+/* The dump file of a rank dir, or NULL (with a message in err when one is there but broken). */
+static char *rank_dir_dump(const char *dir, struct strbuf *err)
 {
+	size_t had = err->len;
 	for (size_t i = 0; i < ARRAY_SIZE(dump_names); i++) {
 		char *p = join(dir, dump_names[i]);
+		struct stat st;
 		if (is_file(p))
 			return p;
+		if (!stat(p, &st))
+			strbuf_addf(err, "%s: not a regular file", p);
+		else if (errno != ENOENT)
+			strbuf_addf(err, "%s: %s", p, strerror(errno)); /* a rank directory we may not search */
+		bool broken = err->len != had || is_broken(p, err);
 		free(p);
+		if (broken)
+			return NULL;
 	}
 	return NULL;
 }
@@ -107,6 +126,7 @@ static bool has_numbered_subdir(const char *dir, const char *prefix)
 {
 	DIR *d = opendir(dir);
 	struct dirent *de;
+	struct strbuf ignored = STRBUF_INIT; /* list_numbered() reports it */
 	bool found = false;
 	if (!d)
 		return false;
@@ -115,11 +135,12 @@ static bool has_numbered_subdir(const char *dir, const char *prefix)
 		if (strncmp(de->d_name, prefix, strlen(prefix)))
 			continue;
 		p = join(dir, de->d_name);
-		found = is_dir(p) && (layout_parse_numbered(de->d_name, prefix) >= 0 ||
+		found = (is_dir(p) || is_broken(p, &ignored)) && (layout_parse_numbered(de->d_name, prefix) >= 0 ||
 				      (!strcmp(prefix, "rank") && !strcmp(de->d_name, "rank")));
 		free(p);
 	}
 	closedir(d);
+	strbuf_release(&ignored);
 	return found;
 }
 
@@ -134,16 +155,33 @@ static int cmp_numbered(const void *a, const void *b)
 	return x->n < y->n ? -1 : x->n > y->n;
 }
 
-/* The numbered subdirectories of dir (prefix<N>), sorted; bare "rank" gets -1. */
-static size_t list_numbered(const char *dir, const char *prefix, struct numbered **out)
+static void free_numbered(struct numbered *v, size_t nr)
+{
+	for (size_t i = 0; i < nr; i++)
+		free(v[i].name);
+	free(v);
+}
+
+/*
+ * The numbered subdirectories of dir (prefix<N>), sorted; bare "rank" gets -1.
+ * -1 with a message in err when dir cannot be read or a numbered name in it
+ * cannot be followed: a rank that silently went missing would compare as absent.
+ */
+static int list_numbered(const char *dir, const char *prefix, struct numbered **out, size_t *nr_out,
+			 struct strbuf *err)
 {
 	DIR *d = opendir(dir);
 	struct dirent *de;
 	struct numbered *v = NULL;
 	size_t nr = 0, alloc = 0;
-	if (!d)
-		return 0;
-	while ((de = readdir(d))) {
+	int ret = 0;
+	*out = NULL;
+	*nr_out = 0;
+	if (!d) {
+		strbuf_addf(err, "%s: cannot read the directory: %s", dir, strerror(errno));
+		return -1;
+	}
+	while (!ret && (de = readdir(d))) {
 		int64_t n = layout_parse_numbered(de->d_name, prefix);
 		bool bare = !strcmp(prefix, "rank") && !strcmp(de->d_name, "rank");
 		char *p;
@@ -153,29 +191,35 @@ static size_t list_numbered(const char *dir, const char *prefix, struct numbered
 		if (is_dir(p)) {
 			ALLOC_GROW(v, nr + 1, alloc);
 			v[nr++] = (struct numbered){ bare ? -1 : n, xstrdup(de->d_name) };
+		} else if (is_broken(p, err)) {
+			ret = -1;
 		}
 		free(p);
 	}
 	closedir(d);
+	if (ret) {
+		free_numbered(v, nr);
+		return ret;
+	}
 	if (nr)
 		qsort(v, nr, sizeof(*v), cmp_numbered);
 	*out = v;
-	return nr;
+	*nr_out = nr;
+	return ret;
 }
 
-static void free_numbered(struct numbered *v, size_t nr)
-{
-	for (size_t i = 0; i < nr; i++)
-		free(v[i].name);
-	free(v);
-}
 
 static int discover_step(const char *dir, int64_t step, struct dump_list *list, struct strbuf *err)
 {
 	struct numbered *ranks, *procs;
-	size_t nranks = list_numbered(dir, "rank", &ranks);
-	size_t nprocs = list_numbered(dir, "proc", &procs);
+	size_t nranks, nprocs;
 	int ret = 0;
+
+	if (list_numbered(dir, "rank", &ranks, &nranks, err) < 0 ||
+	    list_numbered(dir, "proc", &procs, &nprocs, err) < 0) {
+		free_numbered(ranks, nranks);
+		return -1;
+	}
 
 	if (nranks && nprocs)
 		warning("%s: ignoring %zu proc<pid> director%s beside the rank directories",
@@ -205,9 +249,11 @@ static int discover_step(const char *dir, int64_t step, struct dump_list *list, 
 	for (size_t i = 0; i < (nranks ? nranks : nprocs); i++) {
 		struct numbered *r = nranks ? &ranks[i] : &procs[i];
 		char *rdir = join(dir, r->name);
-		char *file = rank_dir_dump(rdir);
+		size_t had = err->len;
+		char *file = rank_dir_dump(rdir, err);
 		if (!file) {
-			strbuf_addf(err, "%s: no dump.json or debug.json in this rank directory", rdir);
+			if (err->len == had)
+				strbuf_addf(err, "%s: no dump.json or debug.json in this rank directory", rdir);
 			free(rdir);
 			ret = -1;
 			goto out;
@@ -249,7 +295,10 @@ int layout_discover(const char *operand, struct dump_list *list, struct strbuf *
 		free(sdir);
 		return 0;
 	}
-	file = rank_dir_dump(operand);
+	size_t had = err->len;
+	file = rank_dir_dump(operand, err);
+	if (err->len != had)
+		return -1;
 	if (file) {
 		char *rdir = parent_name(file, 0);
 		char *sdir = parent_name(file, 1);
@@ -267,8 +316,8 @@ int layout_discover(const char *operand, struct dump_list *list, struct strbuf *
 	}
 	if (has_numbered_subdir(operand, "step")) {
 		struct numbered *steps;
-		size_t nsteps = list_numbered(operand, "step", &steps);
-		int ret = 0;
+		size_t nsteps;
+		int ret = list_numbered(operand, "step", &steps, &nsteps, err);
 		for (size_t i = 0; i < nsteps && !ret; i++) {
 			char *sdir = join(operand, steps[i].name);
 			ret = discover_step(sdir, steps[i].n, list, err);

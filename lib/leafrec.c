@@ -129,6 +129,7 @@ static int read_members(struct leafrec *r, struct rs_iter *it, const char **why)
 	}
 	if (got < 0) {
 		*why = it->error;
+		r->error_at = it->error_at + 1;
 		return -1;
 	}
 	return 0;
@@ -138,10 +139,12 @@ int leafrec_parse(struct leafrec *r, const char *text, size_t len, const char **
 {
 	struct rs_iter it;
 	memset(r->f, 0, sizeof(r->f));
+	r->error_at = 0;
 	r->text = text;
 	r->len = len;
 	if (rs_begin(&it, text, len) < 0) {
 		*why = it.error;
+		r->error_at = it.error_at + 1;
 		return -1;
 	}
 	if (read_members(r, &it, why) < 0)
@@ -153,6 +156,7 @@ int leafrec_parse_at(struct leafrec *r, const char *p, const char *bound, const 
 {
 	struct rs_iter it;
 	memset(r->f, 0, sizeof(r->f));
+	r->error_at = 0;
 	if (rs_begin_at(&it, p, bound) < 0) {
 		*why = it.error;
 		return -1;

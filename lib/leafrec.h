@@ -25,9 +25,10 @@ struct leafrec {
 	size_t len;
 	struct span f[LF_NFIELDS];
 	int64_t rank, step, seq;  /* -1 when null or absent */
+	size_t error_at;          /* after a JSON syntax error: its byte in the record, from 1; else 0 */
 };
 
-/* 0, or -1 with the reason in *why (a static string). */
+/* 0, or -1 with the reason in *why (a static string) and r->error_at. */
 int leafrec_parse(struct leafrec *r, const char *text, size_t len, const char **why);
 /* The same for a record that starts at p inside a larger text; *after: just past it. */
 int leafrec_parse_at(struct leafrec *r, const char *p, const char *bound, const char **after, const char **why);

@@ -512,6 +512,8 @@ static int add_golden(struct matcher *m, const char *text, size_t len, const str
 	if (!rp) {
 		if (leafrec_parse(&parsed, text, len, &why) < 0) {
 			strbuf_addf(err, "%s", why);
+			if (parsed.error_at)
+				strbuf_addf(err, " (at byte %zu)", parsed.error_at);
 			return -1;
 		}
 		rp = &parsed;
@@ -1014,6 +1016,8 @@ int matcher_add_target(struct matcher *m, const char *line, size_t len, struct s
 
 	if (leafrec_parse(&r, line, len, &why) < 0) {
 		strbuf_addstr(err, why);
+		if (r.error_at)
+			strbuf_addf(err, " (at byte %zu)", r.error_at);
 		if (!m->stats.targets && (len == 1 || strstr(line, "\"task\"") || strstr(line, "\"data\"")))
 			strbuf_addstr(err, " (this looks like a dump: probe-flatten DUMP | probe-match GOLDEN)");
 		return -1;

@@ -287,6 +287,40 @@ static int read_hex4(const char *p, const char *end, uint32_t *cp)
 	return 0;
 }
 
+/* Well-formed UTF-8 (no overlong forms, surrogates or code points past U+10FFFF). */
+static bool utf8_ok(const char *text, size_t n)
+{
+	const unsigned char *p = (const unsigned char *)text, *end = p + n;
+	while (p < end) {
+		unsigned c = *p, need;
+		uint32_t cp;
+		if (c < 0x80) {
+			p++;
+			continue;
+		}
+		if (c >= 0xC2 && c <= 0xDF)
+			need = 1, cp = c & 0x1F;
+		else if (c >= 0xE0 && c <= 0xEF)
+			need = 2, cp = c & 0x0F;
+		else if (c >= 0xF0 && c <= 0xF4)
+			need = 3, cp = c & 0x07;
+		else
+			return false;
+		if ((size_t)(end - p) <= need)
+			return false;
+		for (unsigned i = 1; i <= need; i++) {
+			if ((p[i] & 0xC0) != 0x80)
+				return false;
+			cp = (cp << 6) | (p[i] & 0x3F);
+		}
+		if ((need == 2 && (cp < 0x800 || (cp >= 0xD800 && cp <= 0xDFFF))) ||
+		    (need == 3 && (cp < 0x10000 || cp > 0x10FFFF)))
+			return false;
+		p += need + 1;
+	}
+	return true;
+}
+
 int span_string(const struct span *s, struct strbuf *out)
 {
 	const char *p, *end;
@@ -297,9 +331,13 @@ int span_string(const struct span *s, struct strbuf *out)
 	while (p < end) {
 		const char *bs = memchr(p, '\\', (size_t)(end - p));
 		if (!bs) {
+			if (!utf8_ok(p, (size_t)(end - p)))
+				return -1;
 			strbuf_add(out, p, (size_t)(end - p));
 			break;
 		}
+		if (!utf8_ok(p, (size_t)(bs - p)))
+			return -1;
 		strbuf_add(out, p, (size_t)(bs - p));
 		if (bs + 1 >= end)
 			return -1;

@@ -50,27 +50,36 @@ void table_free(struct table_writer *t)
 	free(t);
 }
 
+/* The column of a key; -1: none, -2: the key is not a valid JSON string. */
 static int column_of(const struct table_writer *t, const struct span *key, struct strbuf *name)
 {
 	strbuf_reset(name);
-	span_string(key, name);
+	if (span_string(key, name) < 0)
+		return -2;
 	for (size_t i = 0; i < t->ncols; i++)
 		if (!strcmp(t->cols[i], name->buf))
 			return (int)i;
 	return -1;
 }
 
-/* A cell's text as pandas would print the value. */
-static void cell_text(const struct span *v, struct strbuf *out)
+/* A cell's text as pandas would print the value; -1 for a string with a bad escape or bad UTF-8. */
+static int cell_text(const struct span *v, struct strbuf *out)
 {
 	strbuf_reset(out);
 	switch (v->kind) {
-	case SPAN_STRING: span_string(v, out); break;
+	case SPAN_STRING: return span_string(v, out);
 	case SPAN_TRUE: strbuf_addstr(out, "True"); break;
 	case SPAN_FALSE: strbuf_addstr(out, "False"); break;
 	case SPAN_NULL: case SPAN_NONE: break;
 	default: strbuf_add(out, v->p, v->n); break;
 	}
+	return 0;
+}
+
+static int bad_string(struct strbuf *err, const char *line, const struct span *s)
+{
+	strbuf_addf(err, "a string with a bad escape or invalid UTF-8 (at byte %zu)", (size_t)(s->p - line) + 1);
+	return -1;
 }
 
 int table_add(struct table_writer *t, const char *line, size_t len, struct strbuf *out, struct strbuf *err)
@@ -88,7 +97,8 @@ int table_add(struct table_writer *t, const char *line, size_t len, struct strbu
 		struct rs_iter first = it;
 		while ((got = rs_next(&first, &k, &v)) == 1) {
 			strbuf_reset(&t->cell);
-			span_string(&k, &t->cell);
+			if (span_string(&k, &t->cell) < 0)
+				return bad_string(err, line, &k);
 			add_column(t, t->cell.buf, t->cell.len);
 		}
 	}
@@ -97,6 +107,8 @@ int table_add(struct table_writer *t, const char *line, size_t len, struct strbu
 		t->cells[i] = (struct span){ NULL, 0, SPAN_NONE };
 	while ((got = rs_next(&it, &k, &v)) == 1) {
 		int c = column_of(t, &k, &t->text);
+		if (c == -2)
+			return bad_string(err, line, &k);
 		if (c < 0) {
 			if (t->given)
 				continue; /* asked for other columns */
@@ -116,8 +128,12 @@ int table_add(struct table_writer *t, const char *line, size_t len, struct strbu
 		strbuf_addch(out, '\n');
 		t->header_done = true;
 	}
+	size_t row_start = out->len;
 	for (size_t i = 0; i < t->ncols; i++) {
-		cell_text(&t->cells[i], &t->cell);
+		if (cell_text(&t->cells[i], &t->cell) < 0) {
+			strbuf_setlen(out, row_start);
+			return bad_string(err, line, &t->cells[i]);
+		}
 		csv_add_cell(out, t->cell.buf, i == 0);
 	}
 	strbuf_addch(out, '\n');

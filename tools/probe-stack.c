@@ -99,7 +99,9 @@ int main(int argc, char **argv)
 		int got = text ? attach_record_text(a, line, len, &out, &err) : attach_record(a, line, len, &out, &err);
 		if (got < 0) {
 			output_flush_strbuf(&out, 0);
-			die("%s", err.buf);
+			if (got == -2)
+				line_reader_fail(&lr, "%s", err.buf);
+			die("%s", got == -2 ? lr.err.buf : err.buf);
 		}
 		output_flush_strbuf(&out, 1 << 16);
 	}
