@@ -72,6 +72,28 @@ static bool mul_ok(int64_t a, int64_t b, int64_t *r)
 /* The view: shape and strides against a storage                       */
 
 /*
+ * Elements are loaded through typed pointers (const float *), so a storage must be
+ * aligned to its element size.  torch aligns its entries to 64 bytes and numpy pads
+ * its header to 64, but an archive written another way, or a hostile one, need not:
+ * such a storage is copied into memory of its own (malloc aligns for every type).
+ */
+static int align_storage(struct tensor *t, const unsigned char **base, int64_t bytes, const char *path,
+			 struct strbuf *err)
+{
+	unsigned size = dtype_info(t->dtype)->size;
+	unsigned char *copy;
+	if (bytes <= 0 || !size || (uintptr_t)*base % size == 0)
+		return 0;
+	if ((uint64_t)bytes > SIZE_MAX || !(copy = malloc((size_t)bytes)))
+		return fail(err, path, "cannot allocate %lld bytes to align the storage", (long long)bytes);
+	memcpy(copy, *base, (size_t)bytes);
+	free(t->owned);
+	t->owned = copy;
+	*base = copy;
+	return 0;
+}
+
+/*
  * Set numel and contiguous from shape and stride, and check that every
  * element lies in a storage of storage_elems elements starting at offset.
  * *end is one past the last storage element the view touches (0 when it
@@ -1316,7 +1338,8 @@ static int pt_load(struct pt_reader *z, struct tensor *t)
 			    (unsigned long long)st->usize, (long long)storage_elems,
 			    dtype_info(t->dtype)->name, (long long)storage_bytes);
 	need = end * (int64_t)size; /* end <= storage_elems: no overflow */
-	if (zip_entry_bytes(z, st, (uint64_t)need, &data, &t->owned))
+	if (zip_entry_bytes(z, st, (uint64_t)need, &data, &t->owned) ||
+	    align_storage(t, &data, need, z->path, z->err))
 		return -1;
 	t->data = t->numel ? data + desc.offset * (int64_t)size : NULL;
 	t->requires_grad = desc.requires_grad;
@@ -1542,7 +1565,10 @@ static int npy_open(struct tensor *t, const char *path, struct strbuf *err)
 	if ((uint64_t)need > size - hstart - hlen)
 		return fail(err, path, "the header says %lld elements but the file holds %zu bytes of data",
 			    (long long)t->numel, size - hstart - (size_t)hlen);
-	t->data = t->numel ? f + hstart + hlen : NULL;
+	f += hstart + hlen;
+	if (align_storage(t, &f, need, path, err))
+		return -1;
+	t->data = t->numel ? f : NULL;
 	t->format = TENSOR_NPY;
 	t->swapped = big != host_is_big_endian() && dtype_info(t->dtype)->size > 1;
 	return 0;

@@ -173,9 +173,11 @@ put("dims-65.pt", zipped(pkl(shape=(1,) * 65, stride=(1,) * 65)))
 put("unknown-storage-class.pt", zipped(pkl(storage=b"EvilStorage")))
 
 # -- .npy
-def npy(header, data=DATA, magic=b"\x93NUMPY\x01\x00", hlen=None):
+def npy(header, data=DATA, magic=b"\x93NUMPY\x01\x00", hlen=None, align=64):
     h = header.encode("latin1")
-    h = h + b" " * ((64 - (10 + len(h) + 1) % 64) % 64) + b"\n"
+    h = h + b" " * ((align - (10 + len(h) + 1) % align) % align) + b"\n"
+    if align == 1 and (10 + len(h)) % 2 == 0:
+        h = b" " + h   # the data at an odd offset
     return magic + struct.pack("<H", len(h) if hlen is None else hlen) + h + data
 
 
@@ -198,3 +200,4 @@ put("npy-header-len-zero.npy", npy(GOODH, hlen=0))
 put("npy-data-short.npy", npy(GOODH, data=DATA[:20]))
 put("npy-data-long.npy", npy(GOODH, data=DATA + b"\0" * 8))
 put("npy-cut-preamble.npy", npy(GOODH)[:9])
+put("npy-unaligned.npy", npy(GOODH, align=1))   # valid; its floats at an odd address

@@ -2,7 +2,9 @@
 # a dict or lie about their length, object and structured dtypes, negative,
 # overflowing and 10,000-digit shapes, data shorter than the shape.  As in pt.sh:
 # a message naming the file and the header byte, the verdict "unreadable", no crash.
-# (Data longer than the shape is what numpy.load accepts too.)
+# (Data longer than the shape is what numpy.load accepts too.)  npy-unaligned is
+# valid, its data at an odd offset: read without loads of misaligned floats (ASan
+# build: UBSan), the same as the golden.  (pt.sh's archives are unaligned too.)
 python3 "$TESTS/cli/hostile/mktensor.py" files npy
 mk() { # side file
 	mkdir -p $1/dump_tensor_data
