@@ -507,7 +507,7 @@ int csvin_read(const char *path, csvin_fn fn, void *ctx, struct strbuf *err)
 	struct csv_reading r = { .path = path, .fn = fn, .ctx = ctx, .err = err };
 	struct source *src;
 	char buf[1 << 16];
-	ssize_t n;
+	ssize_t n = 0;
 
 	r.rank = csvin_rank(path);
 	strbuf_init(&r.rec, 0);

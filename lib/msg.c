@@ -75,29 +75,34 @@ void warning(const char *fmt, ...)
 	va_end(ap);
 }
 
-static void NORETURN vdie(const char *fmt, va_list ap, int errnum)
+/* Run the hook with "prog: message" (once) and exit. */
+static void NORETURN finish_die(struct strbuf *copy)
 {
-	struct strbuf copy = STRBUF_INIT;
-	vreport("", fmt, ap, errnum, &copy);
 	if (die_hook) {
 		void (*hook)(const char *) = die_hook;
 		die_hook = NULL; /* a failing hook must not recurse */
-		hook(copy.buf);
+		hook(copy->buf);
 	}
 	exit(PROBE_TROUBLE);
 }
 
 void die(const char *fmt, ...)
 {
+	struct strbuf copy = STRBUF_INIT;
 	va_list ap;
 	va_start(ap, fmt);
-	vdie(fmt, ap, 0);
+	vreport("", fmt, ap, 0, &copy);
+	va_end(ap);
+	finish_die(&copy);
 }
 
 void die_errno(const char *fmt, ...)
 {
 	int errnum = errno;
+	struct strbuf copy = STRBUF_INIT;
 	va_list ap;
 	va_start(ap, fmt);
-	vdie(fmt, ap, errnum);
+	vreport("", fmt, ap, errnum, &copy);
+	va_end(ap);
+	finish_die(&copy);
 }

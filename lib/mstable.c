@@ -252,7 +252,7 @@ static double pow10[309];
 static void pow10_init(void)
 {
 	for (int i = 0; i <= 308; i++) {
-		char buf[8];
+		char buf[16];
 		snprintf(buf, sizeof(buf), "1e%d", i);
 		pow10[i] = strtod(buf, NULL);
 	}

@@ -224,7 +224,7 @@ bool pyfmt_is_canonical(const char *s, size_t n)
 		while (frac_start + lead_zeros < n && s[frac_start + lead_zeros] == '0')
 			lead_zeros++;
 		if (frac_start + lead_zeros == n)
-			return !neg ? true : true; /* "0.0", "-0.0" */
+			return true; /* "0.0", "-0.0" */
 		if (lead_zeros > 3)
 			return false;
 		sig = frac_digits - lead_zeros;

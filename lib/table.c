@@ -95,7 +95,7 @@ int table_add(struct table_writer *t, const char *line, size_t len, struct strbu
 	if (!t->given && !t->rows) {
 		/* the first object's keys are the columns */
 		struct rs_iter first = it;
-		while ((got = rs_next(&first, &k, &v)) == 1) {
+		while (rs_next(&first, &k, &v) == 1) { /* an error in it is the main loop's to report */
 			strbuf_reset(&t->cell);
 			if (span_string(&k, &t->cell) < 0)
 				return bad_string(err, line, &k);

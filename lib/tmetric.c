@@ -279,7 +279,7 @@ VECTOR_CLONES static void diff_f32(const unsigned char *pt, const unsigned char 
 		int64_t na = (a & 0x7FFFFFFFu) > 0x7F800000u, nb = (b & 0x7FFFFFFFu) > 0x7F800000u;
 		int64_t sa = -(int64_t)(a >> 31), sb = -(int64_t)(b >> 31); /* 0 or all ones */
 		int64_t oa = ((int64_t)(a & 0x7FFFFFFFu) ^ sa) - sa, ob = ((int64_t)(b & 0x7FFFFFFFu) ^ sb) - sb;
-		int64_t diff = oa - ob, sign = diff >> 63;
+		int64_t diff = oa - ob, sign = -(int64_t)(diff < 0); /* 0 or all ones */
 		int64_t counted = -((ne & (na | nb)) ^ ne); /* all ones when they differ and neither is a NaN */
 		int64_t u = ((diff ^ sign) - sign) & counted;
 		double d = fabs((double)fa - (double)fb); /* not counted: NaNs, and equal infinities (inf - inf) */
@@ -343,7 +343,7 @@ ALWAYS_INLINE static inline void diff_16(const unsigned char *pt, const unsigned
 		int64_t infinite = -(int64_t)(((a & 0x7FFFu) == inf) | ((b & 0x7FFFu) == inf));
 		int64_t sa = -(int64_t)(a >> 15), sb = -(int64_t)(b >> 15);
 		int64_t oa = ((int64_t)(a & 0x7FFFu) ^ sa) - sa, ob = ((int64_t)(b & 0x7FFFu) ^ sb) - sb;
-		int64_t diff = oa - ob, sign = diff >> 63;
+		int64_t diff = oa - ob, sign = -(int64_t)(diff < 0); /* 0 or all ones */
 		int64_t counted = -((ne & (na | nb)) ^ ne);
 		int64_t u = ((diff ^ sign) - sign) & counted;
 		double d = fabs((double)value16(a, bf16) - (double)value16(b, bf16));

@@ -71,13 +71,13 @@ static int choice(int id, const char *arg)
 	for (size_t k = 0; k < ARRAY_SIZE(options); k++)
 		if (options[k].id == id)
 			o = &options[k];
-	for (p = o->choices; p; i++) {
+	for (p = o ? o->choices : NULL; p; i++) {
 		size_t len = strcspn(p, "|");
 		if (strlen(arg) == len && !strncmp(p, arg, len))
 			return i;
 		p = p[len] ? p + len + 1 : NULL;
 	}
-	opt_usage_error(&spec, "unknown --%s: %s", o->long_name, arg);
+	opt_usage_error(&spec, "unknown --%s: %s", o ? o->long_name : "?", arg);
 }
 
 static void parse_options(struct gen_config *cfg, int argc, char **argv)
