@@ -1006,6 +1006,16 @@ static ssize_t take_hits(struct matcher *m, int64_t tseq, struct strbuf *err)
 	return (ssize_t)n;
 }
 
+/* Whether line[0..len) holds w (the line is not NUL-terminated: no strstr). */
+static bool holds(const char *line, size_t len, const char *w)
+{
+	size_t n = strlen(w);
+	for (size_t i = 0; i + n <= len; i++)
+		if (!memcmp(line + i, w, n))
+			return true;
+	return false;
+}
+
 int matcher_add_target(struct matcher *m, const char *line, size_t len, struct strbuf *out, struct strbuf *err)
 {
 	struct leafrec r;
@@ -1018,7 +1028,7 @@ int matcher_add_target(struct matcher *m, const char *line, size_t len, struct s
 		strbuf_addstr(err, why);
 		if (r.error_at)
 			strbuf_addf(err, " (at byte %zu)", r.error_at);
-		if (!m->stats.targets && (len == 1 || strstr(line, "\"task\"") || strstr(line, "\"data\"")))
+		if (!m->stats.targets && (len == 1 || holds(line, len, "\"task\"") || holds(line, len, "\"data\"")))
 			strbuf_addstr(err, " (this looks like a dump: probe-flatten DUMP | probe-match GOLDEN)");
 		return -1;
 	}
