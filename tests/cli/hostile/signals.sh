@@ -8,6 +8,7 @@ probe-gendump --mode md5 --layers 12 --micro-batches 8 d > /dev/null
 dump=d/target/step0/rank0/dump.json
 probe-flatten d/target | probe-match d/golden > pairs
 probe-metric pairs > metrics
+probe-flatten d/target > leaves.full
 # a background job of a script ignores SIGINT; this starts the tool with it restored
 sigdfl() { exec python3 -c 'import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); os.execvp(sys.argv[1], sys.argv[1:])' "$@"; }
 wait_for() { # test...: up to 20 s, while the tool runs
@@ -49,7 +50,7 @@ check_records() { # label file: the last line, and the lines before it that are 
 }
 run "flatten" TERM $dump '[ -s leaves ]' sh -c 'exec probe-flatten > leaves'
 check_records "probe-flatten > file, SIGTERM" leaves
-run "match" INT leaves '[ -s pairs2 ]' sh -c 'exec probe-match d/golden > pairs2'
+run "match" INT leaves.full '[ -s pairs2 ]' sh -c 'exec probe-match d/golden > pairs2'
 check_records "probe-match > file, SIGINT" pairs2
 run "metric" TERM pairs '[ -s metrics2 ]' sh -c 'exec probe-metric > metrics2'
 check_records "probe-metric > file, SIGTERM" metrics2
