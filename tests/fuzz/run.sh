@@ -77,24 +77,7 @@ fi
 gen=$out/gen
 if [ ! -f "$gen/.done" ] || [ "$tools/bin/probe-gendump" -nt "$gen/.done" ]; then
 	rm -rf "$gen"
-	mkdir -p "$gen"
-	bin=$tools/bin
-	small="--layers 2 --width 2 --batch 1"
-	for spec in "stat:--mode statistics" "md5:--mode md5 --zoo" "ranks:--ranks 2 --steps 2 $small" \
-		"micro:--micro-batches 2 --fault nan $small" "tensor:--mode tensor --zoo $small" \
-		"torch2:--mode tensor --pt-layout torch2 $small" "bf16:--mode tensor --dtype bfloat16 $small" \
-		"npy:--mode tensor --format npy $small"; do
-		n=${spec%%:*}
-		# shellcheck disable=SC2086 # the options are words
-		"$bin/probe-gendump" ${spec#*:} "$gen/$n" > /dev/null 2>> "$gen/gendump.log" ||
-			echo "run.sh: probe-gendump ${spec#*:} failed (see $gen/gendump.log)" >&2
-		[ -d "$gen/$n/target" ] || continue
-		"$bin/probe-flatten" "$gen/$n/golden" > "$gen/$n.leaves" 2> /dev/null
-		"$bin/probe-flatten" "$gen/$n/target" 2> /dev/null | "$bin/probe-match" "$gen/$n/golden" \
-			> "$gen/$n.pairs" 2> /dev/null
-		"$bin/probe-metric" < "$gen/$n.pairs" > "$gen/$n.metric" 2> /dev/null
-		"$bin/probe-metric" --csv < "$gen/$n.pairs" > "$gen/$n.csv" 2> /dev/null
-	done
+	tests/fuzz/gendata.sh "$tools/bin" "$gen" || echo "run.sh: some seed data is missing (see above)" >&2
 	touch "$gen/.done"
 fi
 
