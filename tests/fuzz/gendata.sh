@@ -9,7 +9,7 @@
 # several ranks, steps and micro-batches) and, for each, the golden's
 # leaf records (DIR/<kind>.leaves), the pair and metric records of
 # target against golden (.pairs, .metric) and msprobe's compare_result
-# CSV (.csv).  --quick makes four small dumps only (for make check).
+# CSVs of step 0, one per rank as msprobe names them (DIR/<kind>-csv/).  --quick makes four small dumps only (for make check).
 # The tools are taken from BINDIR.  Exits 1 when a tool fails.
 set -u
 quick=0
@@ -41,6 +41,9 @@ for spec in "$@"; do
 	"$bin/probe-flatten" "$gen/$n/target" 2>> "$gen/gendump.log" |
 		"$bin/probe-match" "$gen/$n/golden" > "$gen/$n.pairs" 2>> "$gen/gendump.log" || status=1
 	"$bin/probe-metric" < "$gen/$n.pairs" > "$gen/$n.metric" 2>> "$gen/gendump.log" || status=1
-	"$bin/probe-metric" --csv < "$gen/$n.pairs" > "$gen/$n.csv" 2>> "$gen/gendump.log" || status=1
+	mkdir -p "$gen/$n-csv"
+	"$bin/probe-flatten" "$gen/$n/target/step0" 2>> "$gen/gendump.log" |
+		"$bin/probe-match" "$gen/$n/golden/step0" 2>> "$gen/gendump.log" |
+		"$bin/probe-metric" -o "$gen/$n-csv" 2>> "$gen/gendump.log" || status=1
 done
 exit $status
