@@ -3,6 +3,7 @@
 #include "xalloc.h"
 
 #include <getopt.h>
+#include <math.h>
 
 enum { OPT_HELP = 1000, OPT_VERSION, OPT_LIST_OPTIONS };
 
@@ -148,4 +149,13 @@ long long opt_number(const struct tool_spec *spec, const char *option, const cha
 	if (v < min)
 		opt_usage_error(spec, "%s value is too small: %s", option, text);
 	return v;
+}
+
+double opt_tolerance(const struct tool_spec *spec, const char *option, const char *text)
+{
+	char *end;
+	double x = strtod(text, &end);
+	if (!*text || *end || !(x >= 0) || isinf(x))
+		opt_usage_error(spec, "%s value is not a number >= 0: %s", option, text);
+	return x;
 }

@@ -61,6 +61,9 @@ void NORETURN opt_usage_error(const struct tool_spec *spec, const char *fmt, ...
 long long opt_number(const struct tool_spec *spec, const char *option, const char *text, long long min,
 		     long long max);
 
+/* A finite real >= 0 (a tolerance); otherwise the tool dies naming the option and the value. */
+double opt_tolerance(const struct tool_spec *spec, const char *option, const char *text);
+
 #define PROBE_VERSION "0.1.0"
 
 #endif

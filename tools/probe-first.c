@@ -41,15 +41,6 @@ static const struct tool_spec spec = {
 	.operand_flags = OPT_FILE,
 };
 
-static double tolerance(const char *option, const char *arg)
-{
-	char *end;
-	double x = strtod(arg, &end);
-	if (!*arg || *end || !(x >= 0) || isinf(x))
-		opt_usage_error(&spec, "%s value is not a number >= 0: %s", option, arg);
-	return x;
-}
-
 int main(int argc, char **argv)
 {
 	struct first_options fo = { .n = 1 };
@@ -74,16 +65,16 @@ int main(int argc, char **argv)
 				opt_usage_error(&spec, "unknown --format: %s", arg);
 			break;
 		case OPT_RTOL:
-			fo.band.rtol = tolerance("--rtol", arg);
+			fo.band.rtol = opt_tolerance(&spec, "--rtol", arg);
 			break;
 		case OPT_ATOL:
-			fo.band.atol = tolerance("--atol", arg);
+			fo.band.atol = opt_tolerance(&spec, "--atol", arg);
 			break;
 		case OPT_ULPS:
-			fo.band.ulps = tolerance("--ulps", arg);
+			fo.band.ulps = opt_tolerance(&spec, "--ulps", arg);
 			break;
 		case OPT_COS_MIN:
-			fo.cos_min = tolerance("--cos-min", arg);
+			fo.cos_min = opt_tolerance(&spec, "--cos-min", arg);
 			if (fo.cos_min > 1)
 				opt_usage_error(&spec, "--cos-min value is above 1: %s", arg);
 			break;

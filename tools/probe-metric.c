@@ -38,15 +38,6 @@ static const struct tool_spec spec = {
 	.operand_flags = OPT_FILE,
 };
 
-static double tolerance(const char *option, const char *arg)
-{
-	char *end;
-	double x = strtod(arg, &end);
-	if (!*arg || *end || !(x >= 0) || isinf(x))
-		opt_usage_error(&spec, "%s value is not a number >= 0: %s", option, arg);
-	return x;
-}
-
 /* What was ready goes out, then the error, with the input line it is about when there is one. */
 static void NORETURN fail(struct line_reader *lr, struct metric_stream *m, struct strbuf *out, struct strbuf *err)
 {
@@ -86,10 +77,10 @@ int main(int argc, char **argv)
 				opt_usage_error(&spec, "unknown --mode: %s", arg);
 			break;
 		case OPT_RTOL:
-			mo.band.rtol = tolerance("--rtol", arg);
+			mo.band.rtol = opt_tolerance(&spec, "--rtol", arg);
 			break;
 		case OPT_ATOL:
-			mo.band.atol = tolerance("--atol", arg);
+			mo.band.atol = opt_tolerance(&spec, "--atol", arg);
 			break;
 		case OPT_NO_STACK:
 			mo.no_stack = true;
