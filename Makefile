@@ -35,7 +35,7 @@ QUIET_LINK = @echo ' LINK' $@;
 QUIET_AR = @echo '   AR' $@;
 endif
 
-TOOLS = probe-flatten probe-gendump probe-match probe-metric probe-first probe-stack probe-table
+TOOLS = probe-flatten probe-gendump probe-match probe-metric probe-first probe-stack probe-table probe-plot
 LIB_SRC = $(sort $(wildcard lib/*.c))
 LIB_OBJ = $(LIB_SRC:%.c=$(BUILD)/%.o)
 LIB_A = $(BUILD)/libprobe.a
@@ -46,7 +46,8 @@ HEADERS = $(wildcard lib/*.h) tests/unit/tap.h
 
 DEBIAN_PACKAGES = make gcc libc6-dev pkg-config zlib1g-dev libxxhash-dev libjq-dev libcsv-dev \
 		  libyaml-dev jq time python3 bsdutils gzip mandoc zsh fish parallel \
-		  clang libclang-rt-dev cppcheck clang-tidy valgrind
+		  clang libclang-rt-dev cppcheck clang-tidy valgrind \
+		  libxml2-utils chromium-headless-shell fonts-dejavu-core
 
 .PHONY: all deps check asan demo bench install uninstall clean regen completions unit fuzz lint valgrind
 .SUFFIXES:

@@ -846,6 +846,27 @@ static void write_finding(const struct first_stream *f, const struct finding *x,
 	strbuf_addstr(out, "}}\n");
 }
 
+void first_mark_at(const struct first_stream *f, size_t i, struct first_mark *m)
+{
+	for (size_t r = 0; r < f->nranks; r++) {
+		const struct finding *x;
+		if (i >= f->ranks[r].nfound) {
+			i -= f->ranks[r].nfound;
+			continue;
+		}
+		x = &f->ranks[r].found[i];
+		m->rank = x->rank;
+		m->step = x->step;
+		m->seq = x->seq;
+		m->entry = x->entry;
+		m->leaf = x->name;
+		m->role = role_name(f, x);
+		m->n = x->n;
+		return;
+	}
+	memset(m, 0, sizeof(*m));
+}
+
 static void write_summary(const struct first_stream *f, struct strbuf *out)
 {
 	bool first = true;

@@ -71,6 +71,19 @@ int first_finish(struct first_stream *f, struct strbuf *err);
 /* Divergences (or culprits) found, after first_finish(). */
 size_t first_found(const struct first_stream *f);
 
+/*
+ * One divergence (or culprit) found, after first_finish(): i from 0 to
+ * first_found() - 1, ranks in numeric order, then in execution order.
+ * The strings belong to f and live until first_free().
+ */
+struct first_mark {
+	int64_t rank, step, seq;
+	const char *entry, *leaf;
+	const char *role;       /* cause, propagated, received; culprit, enters (nonfinite) */
+	size_t n;               /* 1 for the first of its rank */
+};
+void first_mark_at(const struct first_stream *f, size_t i, struct first_mark *m);
+
 /* The results: records (the pair, or leaf, with "first_divergence" / "first_nonfinite"), then a summary. */
 void first_write_records(const struct first_stream *f, struct strbuf *out);
 /* The same for people. */

@@ -344,7 +344,7 @@ void dump_list_release(struct dump_list *list)
 }
 
 /* Whether rank is in spec ("0,4-7"); -1 when spec is not such a list. */
-static int rank_in(const char *spec, int64_t rank)
+int layout_rank_in(const char *spec, int64_t rank)
 {
 	const char *p = spec;
 	bool in = false;
@@ -376,14 +376,14 @@ static int rank_in(const char *spec, int64_t rank)
 
 bool layout_rank_list_valid(const char *spec)
 {
-	return rank_in(spec, 0) >= 0;
+	return layout_rank_in(spec, 0) >= 0;
 }
 
 int layout_keep_ranks(struct dump_list *list, const char *spec, struct strbuf *err)
 {
 	size_t kept = 0;
 	for (size_t i = 0; i < list->nr; i++) {
-		if (list->v[i].rank >= 0 && rank_in(spec, list->v[i].rank) == 1)
+		if (list->v[i].rank >= 0 && layout_rank_in(spec, list->v[i].rank) == 1)
 			list->v[kept++] = list->v[i];
 		else
 			free(list->v[i].path);

@@ -53,6 +53,8 @@ int64_t layout_parse_numbered(const char *name, const char *prefix);
 
 /* A rank list as --only-ranks takes it: numbers and ranges, "0,4-7". */
 bool layout_rank_list_valid(const char *spec);
+/* Whether rank is in the list: 1 or 0; -1 when spec is not such a list. */
+int layout_rank_in(const char *spec, int64_t rank);
 /* Keep the dump files of the listed ranks (dumps without a rank go); -1 with the reason when none is left. */
 int layout_keep_ranks(struct dump_list *list, const char *spec, struct strbuf *err);
 

@@ -1,0 +1,232 @@
+/*
+ * probe-plot: a picture of where a run leaves its reference: the error of every leaf along execution order,
+ * one line per rank, the first divergence and the first non-finite value marked, the modules underneath.
+ */
+#include "../lib/layout.h"
+#include "../lib/lines.h"
+#include "../lib/msg.h"
+#include "../lib/opt.h"
+#include "../lib/output.h"
+#include "../lib/plot.h"
+#include "../lib/progress.h"
+
+#include <stdio.h>
+#include <unistd.h>
+
+enum {
+	OPT_METRIC = 256, OPT_RANKS, OPT_RANGE, OPT_WIDTH, OPT_HEIGHT, OPT_MODULE_DEPTH, OPT_TABLE_ROWS, OPT_FORMAT,
+	OPT_RTOL, OPT_ATOL, OPT_ULPS, OPT_COS_MIN,
+};
+
+static const struct opt_spec options[] = {
+	{ 'o', 'o', "output", "FILE", "write the picture to FILE (its format from a .html or .htm suffix)", NULL,
+	  OPT_FILE },
+	{ OPT_FORMAT, 0, "format", "FORMAT", "svg (default), or html: the picture and a sortable table", "svg|html",
+	  0 },
+	{ OPT_METRIC, 0, "metric", "METRIC", "the error drawn (default auto: the one the mode has)",
+	  "auto|rel|abs|md5|max_rel|max_abs|ulp|cos", 0 },
+	{ OPT_RANKS, 0, "ranks", "LIST", "draw only these ranks (\"0,4-7\")", NULL, 0 },
+	{ OPT_RANGE, 0, "range", "A:B", "draw only the leaves whose x (seq, steps one after another) is in A..B",
+	  NULL, 0 },
+	{ OPT_WIDTH, 0, "width", "PX", "width of the picture (default 1200)", NULL, 0 },
+	{ OPT_HEIGHT, 0, "height", "PX", "height of the picture (default 600)", NULL, 0 },
+	{ OPT_MODULE_DEPTH, 0, "module-depth", "N", "rows of module bands at most (default 3; 0: none)", NULL, 0 },
+	{ OPT_TABLE_ROWS, 0, "table-rows", "N", "html: leaves listed in the table at most (default 2000)", NULL, 0 },
+	{ OPT_RTOL, 0, "rtol", "X", "mark the first divergence beyond this relative tolerance (as probe-first)", NULL,
+	  0 },
+	{ OPT_ATOL, 0, "atol", "X", "mark the first divergence beyond this absolute tolerance (as probe-first)", NULL,
+	  0 },
+	{ OPT_ULPS, 0, "ulps", "N", "mark the first divergence beyond N units in the last place (as probe-first)",
+	  NULL, 0 },
+	{ OPT_COS_MIN, 0, "cos-min", "X", "mark the first tensor pair whose Cosine is below X (as probe-first)", NULL,
+	  0 },
+};
+
+static const struct tool_spec spec = {
+	.name = "probe-plot",
+	.synopsis = "[-o FILE] [--format FORMAT] [--metric METRIC] [--ranks LIST] [--range A:B] [--width PX] "
+		    "[--height PX] [--module-depth N] [--table-rows N] [--rtol X] [--atol X] [--ulps N] [--cos-min X] "
+		    "[records]",
+	.summary = "Draw metric records as a self-contained SVG (or HTML) picture: the error of each leaf along "
+		   "execution order, one line per rank, the first divergence and the first non-finite value marked.",
+	.opts = options,
+	.nopts = ARRAY_SIZE(options),
+	.operand_flags = OPT_FILE,
+};
+
+/* "A:B", "A:" or ":B", each a number >= 0. */
+static void parse_range(const char *arg, struct plot_options *po)
+{
+	const char *colon = strchr(arg, ':');
+	char *end;
+	long long a = 0, b = -1;
+	if (!colon)
+		opt_usage_error(&spec, "--range value is not A:B: %s", arg);
+	if (colon != arg) {
+		a = strtoll(arg, &end, 10);
+		if (end != colon || a < 0 || arg[0] == '-' || arg[0] == ' ')
+			opt_usage_error(&spec, "--range value is not A:B: %s", arg);
+	}
+	if (colon[1]) {
+		b = strtoll(colon + 1, &end, 10);
+		if (*end || b < 0 || colon[1] == '-' || colon[1] == ' ')
+			opt_usage_error(&spec, "--range value is not A:B: %s", arg);
+		if (b < a)
+			opt_usage_error(&spec, "--range value ends before it starts: %s", arg);
+	}
+	po->from = a;
+	po->to = b;
+}
+
+static bool has_suffix(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), k = strlen(suffix);
+	return n >= k && !strcasecmp(s + n - k, suffix);
+}
+
+/* The picture into path, through path.partial: an interrupted run leaves nothing that looks done. */
+static void write_file(const char *path, const struct strbuf *doc)
+{
+	struct strbuf tmp = STRBUF_INIT;
+	FILE *f;
+	strbuf_addf(&tmp, "%s.partial", path);
+	f = fopen(tmp.buf, "w");
+	if (!f)
+		die_errno("cannot write %s", tmp.buf);
+	if (fwrite(doc->buf, 1, doc->len, f) != doc->len || fflush(f) || ferror(f)) {
+		int e = errno;
+		fclose(f);
+		unlink(tmp.buf);
+		errno = e ? e : EIO;
+		die_errno("cannot write %s", tmp.buf);
+	}
+	if (fclose(f)) {
+		unlink(tmp.buf);
+		die_errno("cannot write %s", tmp.buf);
+	}
+	if (rename(tmp.buf, path)) {
+		int e = errno;
+		unlink(tmp.buf);
+		errno = e;
+		die_errno("cannot rename %s to %s", tmp.buf, path);
+	}
+	strbuf_release(&tmp);
+}
+
+int main(int argc, char **argv)
+{
+	struct plot_options po;
+	struct strbuf doc = STRBUF_INIT, err = STRBUF_INIT;
+	struct line_reader lr;
+	struct plot *p;
+	const char *arg, *line, *input = "-", *output = NULL, *format = NULL;
+	size_t len;
+	int c, first, r, m;
+
+	msg_set_progname(argv[0]);
+	plot_options_init(&po);
+	while ((c = opt_next(&spec, argc, argv, &arg, &first)) != -1) {
+		switch (c) {
+		case 'o':
+			output = arg;
+			break;
+		case OPT_FORMAT:
+			if (strcmp(arg, "svg") && strcmp(arg, "html"))
+				opt_usage_error(&spec, "unknown --format: %s", arg);
+			format = arg;
+			break;
+		case OPT_METRIC:
+			m = plot_metric_by_name(arg);
+			if (m < 0)
+				opt_usage_error(&spec, "unknown --metric: %s", arg);
+			po.metric = (enum plot_metric)m;
+			break;
+		case OPT_RANKS:
+			if (!layout_rank_list_valid(arg))
+				opt_usage_error(&spec, "--ranks value is not a list of ranks such as 0,4-7: %s", arg);
+			po.ranks = arg;
+			break;
+		case OPT_RANGE:
+			parse_range(arg, &po);
+			break;
+		case OPT_WIDTH:
+			po.width = (int)opt_number(&spec, "--width", arg, 300, 100000);
+			break;
+		case OPT_HEIGHT:
+			po.height = (int)opt_number(&spec, "--height", arg, 200, 100000);
+			break;
+		case OPT_MODULE_DEPTH:
+			po.module_depth = (int)opt_number(&spec, "--module-depth", arg, 0, 32);
+			break;
+		case OPT_TABLE_ROWS:
+			po.table_rows = (size_t)opt_number(&spec, "--table-rows", arg, 0, 10000000);
+			break;
+		case OPT_RTOL:
+			po.first.band.rtol = opt_tolerance(&spec, "--rtol", arg);
+			break;
+		case OPT_ATOL:
+			po.first.band.atol = opt_tolerance(&spec, "--atol", arg);
+			break;
+		case OPT_ULPS:
+			po.first.band.ulps = opt_tolerance(&spec, "--ulps", arg);
+			break;
+		case OPT_COS_MIN:
+			po.first.cos_min = opt_tolerance(&spec, "--cos-min", arg);
+			if (po.first.cos_min > 1)
+				opt_usage_error(&spec, "--cos-min value is above 1: %s", arg);
+			break;
+		}
+	}
+	argc -= first;
+	argv += first;
+	if (argc > 1)
+		opt_usage_error(&spec, "too many operands");
+	if (argc == 1)
+		input = argv[0];
+	if (!format)
+		format = output && (has_suffix(output, ".html") || has_suffix(output, ".htm")) ? "html" : "svg";
+	if (!strcmp(input, "-") && isatty(0))
+		opt_usage_error(&spec, "no records given and standard input is a terminal");
+	if (!output && isatty(1))
+		opt_usage_error(&spec, "the picture is not for a terminal: give -o FILE or redirect the output");
+	po.source = input;
+
+	progress_start(progress_size(input));
+	if (line_reader_open(&lr, input) < 0)
+		die("%s", lr.err.buf);
+	p = plot_new(&po);
+	while ((r = line_reader_next(&lr, &line, &len)) == 1)
+		if (plot_add(p, line, len, &err) < 0) {
+			line_reader_fail(&lr, "%s", err.buf);
+			r = -1;
+			break;
+		}
+	if (r == 0 && plot_finish(p, &err) < 0) {
+		strbuf_reset(&lr.err);
+		strbuf_addf(&lr.err, "%s: %s", line_reader_name(&lr), err.buf);
+		r = -1;
+	}
+	if (r < 0) {
+		plot_free(p);
+		die("%s", lr.err.buf);
+	}
+	progress_end();
+
+	/* the whole picture is made before a byte of it goes out */
+	if (!strcmp(format, "html"))
+		plot_write_html(p, &doc);
+	else
+		plot_write_svg(p, &doc);
+	if (output && strcmp(output, "-")) {
+		write_file(output, &doc);
+	} else {
+		output_init();
+		output_write(doc.buf, doc.len);
+		output_close();
+	}
+	line_reader_close(&lr);
+	plot_free(p);
+	strbuf_release(&doc);
+	strbuf_release(&err);
+	return PROBE_OK;
+}
