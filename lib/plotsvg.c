@@ -529,6 +529,8 @@ static void draw_band(const struct plot *p, struct strbuf *out, struct strbuf *t
 		    x0, y, x1 - x0, PLOT_BAND_H - 2, fills[index % 2]);
 	tooltip(out, p->modules[module]);
 	plot_module_label(p->modules[module], tmp);
+	if (plot_text_width(tmp->buf, 10, false) + 6 > x1 - x0 && strchr(tmp->buf, ' '))
+		strbuf_setlen(tmp, (size_t)(strchr(tmp->buf, ' ') - tmp->buf)); /* "fc2 Linear", else "fc2" */
 	if (plot_text_width(tmp->buf, 10, false) + 6 <= x1 - x0)
 		text(out, x0 + 3, y + PLOT_BAND_H - 6, "font-size=\"10\" fill=\"#334\"", tmp->buf);
 	strbuf_addstr(out, "</g>\n");
