@@ -97,7 +97,9 @@ EOF
 				else if ($5 ~ /[fD]/) action = "_files"
 				else if ($5 ~ /d/) action = "_files -/"
 				else action = " "
-				arg = ($5 ~ /o/ ? "::" : ":") $3 ":" action
+				# the message ends at a colon: escape one in the argument name ("A:B")
+				msg = $3; gsub(/:/, "\\\\:", msg)
+				arg = ($5 ~ /o/ ? "::" : ":") msg ":" action
 				name = name ($5 ~ /o/ ? "=-" : "=")
 			}
 			if ($1 != "-")

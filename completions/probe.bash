@@ -141,6 +141,38 @@ _probe_metric() {
 }
 complete -o filenames -F _probe_metric probe-metric
 
+_probe_plot() {
+	local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]} eq=
+	# --opt=ARG: bash makes three words of it, "--opt" "=" "ARG" (COMP_WORDBREAKS)
+	if [[ $cur == = ]]; then
+		cur= eq=1
+	elif [[ $prev == = ]]; then
+		prev=${COMP_WORDS[COMP_CWORD-2]} eq=1
+	fi
+	COMPREPLY=()
+	case $prev in
+	-o|--output) _probe_files "$cur"; return ;;
+	--format) COMPREPLY=($(compgen -W "svg html" -- "$cur")); return ;;
+	--metric) COMPREPLY=($(compgen -W "auto rel abs md5 max_rel max_abs ulp cos" -- "$cur")); return ;;
+	--ranks) return ;;
+	--range) return ;;
+	--width) return ;;
+	--height) return ;;
+	--module-depth) return ;;
+	--table-rows) return ;;
+	--rtol) return ;;
+	--atol) return ;;
+	--ulps) return ;;
+	--cos-min) return ;;
+	esac
+	if [[ $cur == -* ]]; then
+		COMPREPLY=($(compgen -W "-o --output --format --metric --ranks --range --width --height --module-depth --table-rows --rtol --atol --ulps --cos-min -h --help --version" -- "$cur"))
+		return
+	fi
+	_probe_files "$cur"
+}
+complete -o filenames -F _probe_plot probe-plot
+
 _probe_stack() {
 	local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]} eq=
 	# --opt=ARG: bash makes three words of it, "--opt" "=" "ARG" (COMP_WORDBREAKS)

@@ -88,13 +88,15 @@ def cases(bindir, tools):
     out.append(("probe-metric", "probe-metric --mode s", {"statistics"}, "value"))
     out.append(("probe-metric", "probe-metric --mode=t", {"tensor"}, "value"))
     out.append(("probe-gendump", "probe-gendump --fault nan", {"nan", "nan-input"}, "value"))
+    out.append(("probe-plot", "probe-plot --metric max_", {"max_rel", "max_abs"}, "value"))
     out.append(("probe-flatten", "probe-flatten d", {"dump.json", "dump.json.gz"}, "operand"))
     out.append(("probe-flatten", "probe-flatten npu/", {"step0"}, "operand"))
     return out
 
 
 SHOWN = ["probe-flatten --r", "probe-metric --mode ", "probe-first --format ", "probe-flatten ",
-         "probe-metric -o ", "probe-match --data-mapping ", "probe-match --cell-mapping=", "probe-gendump "]
+         "probe-metric -o ", "probe-match --data-mapping ", "probe-match --cell-mapping=", "probe-gendump ",
+         "probe-plot --metric "]
 
 ZSH = r'''
 # zsh -f THIS COMPDIR CASES OUTDIR: an interactive zsh on a pseudo-terminal (zpty)
