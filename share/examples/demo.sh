@@ -1,10 +1,12 @@
 #!/bin/sh
 # make demo: the main job on a generated example.
 #
-# probe-gendump computes a small MLP twice, a golden run and a target run whose
-# fc2.weight is 1.01 times too large (the fault of the real fixture), and writes
-# both as msprobe dumps.  probe-flatten turns each into records; jq finds the
-# first leaf whose statistics differ.
+# probe-gendump computes three training steps of a small MLP twice, a golden
+# run and a target run whose fc2.weight is 1.01 times too large (the fault of
+# the real fixture), and writes both as msprobe dumps.  probe-flatten turns
+# each into records; jq finds the first leaf whose statistics differ; the
+# pipeline says the same with the line of the model that called it; and
+# probe-plot draws the comparison.
 set -eu
 top=$(cd "$(dirname "$0")/../.." && pwd)
 build=${1:-build}
@@ -17,8 +19,8 @@ cd "$out"
 
 say() { printf '\n$ %s\n' "$*"; }
 
-say probe-gendump --fault fc2-weight run
-probe-gendump --fault fc2-weight run
+say probe-gendump --fault fc2-weight --steps 3 run
+probe-gendump --fault fc2-weight --steps 3 run
 
 say probe-flatten --list run/golden run/target
 probe-flatten --list run/golden run/target
@@ -39,5 +41,17 @@ jq -n --slurpfile g golden.ndjson --slurpfile t target.ndjson '
 	 | {seq: $a.seq, name: $a.name, state: $a.state,
 	    target: [$a.max, $a.min, $a.mean, $a.norm], golden: [$b.max, $b.min, $b.mean, $b.norm]}]
 	| first'
+
+say "probe-flatten run/target | probe-match run/golden | probe-metric | probe-stack > metric.ndjson"
+probe-flatten run/target | probe-match run/golden | probe-metric | probe-stack > metric.ndjson
+
+say "probe-first --format text metric.ndjson"
+probe-first --format text metric.ndjson || [ $? = 1 ] # 1: a divergence was found
+
+say "probe-plot -o plot.svg metric.ndjson; probe-plot -o plot.html metric.ndjson"
+probe-plot -o plot.svg metric.ndjson
+probe-plot -o plot.html metric.ndjson
+
 echo
 echo "The dumps are in $out/run; the records in $out/*.ndjson."
+echo "The picture: $out/plot.svg (with a sortable table: $out/plot.html)."
