@@ -277,7 +277,7 @@ static bool ms_da_flags(const struct pair *p, bool md5)
 static void ms_close_entry(struct first_stream *f, struct rank_state *rs)
 {
 	struct ms_entry *e;
-	if (!rs->entry)
+	if (!rs->entry || !f->opts.msprobe)
 		return;
 	ALLOC_GROW(rs->ms, rs->nms + 1, rs->ms_alloc);
 	e = &rs->ms[rs->nms++];

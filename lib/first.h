@@ -49,6 +49,7 @@ struct first_options {
 	double cos_min;       /* > 0: a tensor pair whose msprobe Cosine is at least this passes */
 	size_t n;             /* divergences (or culprits) to report per rank; 0 means 1 */
 	bool nonfinite;       /* one run: the first inf/nan */
+	bool msprobe;         /* keep what first_write_msprobe() needs (an entry's worth per operator) */
 };
 
 struct first_stream;
@@ -91,7 +92,8 @@ void first_write_text(const struct first_stream *f, struct strbuf *out);
 /*
  * msprobe's answer, for those who want it: its -da rule and diff_analyze
  * JSON for two runs, its overflow_check rule and anomaly_analyze JSON for
- * one (see probe-first(1) for how they differ from ours).
+ * one (see probe-first(1) for how they differ from ours).  Needs the
+ * stream made with opts.msprobe.
  */
 size_t first_write_msprobe(const struct first_stream *f, struct strbuf *out); /* returns the nodes reported */
 

@@ -102,6 +102,7 @@ int main(int argc, char **argv)
 	if (line_reader_open(&lr, input) < 0)
 		die("%s", lr.err.buf);
 
+	fo.msprobe = msprobe;
 	f = first_new(&fo);
 	while ((r = line_reader_next(&lr, &line, &len)) == 1)
 		if (first_add(f, line, len, &err) < 0) {
