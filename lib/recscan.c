@@ -355,14 +355,17 @@ int span_string(const struct span *s, struct strbuf *out)
 			if (read_hex4(bs + 2, end, &cp) < 0)
 				return -1;
 			p = bs + 6;
+			/* a lone surrogate (which no probe tool writes) reads as U+FFFD, not as the end of the string */
 			if (cp >= 0xD800 && cp <= 0xDBFF) {
-				if (end - p < 6 || p[0] != '\\' || p[1] != 'u' || read_hex4(p + 2, end, &lo) < 0 ||
-				    lo < 0xDC00 || lo > 0xDFFF)
-					return -1;
-				cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
-				p += 6;
+				if (end - p >= 6 && p[0] == '\\' && p[1] == 'u' && read_hex4(p + 2, end, &lo) == 0 &&
+				    lo >= 0xDC00 && lo <= 0xDFFF) {
+					cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+					p += 6;
+				} else {
+					cp = 0xFFFD;
+				}
 			} else if (cp >= 0xDC00 && cp <= 0xDFFF) {
-				return -1;
+				cp = 0xFFFD;
 			}
 			put_utf8(out, cp);
 			continue;

@@ -72,7 +72,10 @@ int rs_next_item(struct rs_iter *it, struct span *value);
 
 /* The key span (quotes included) equals the plain word w (no escapes needed). */
 bool span_key_is(const struct span *key, const char *w, size_t wlen);
-/* A string span decoded into out (escapes resolved); -1 when it is not a valid string. */
+/*
+ * A string span decoded into out (escapes resolved; a lone surrogate escape
+ * as U+FFFD); -1 when it is not a valid string.
+ */
 int span_string(const struct span *s, struct strbuf *out);
 /* A string span without escapes: its contents in place (no copy); false when it has escapes. */
 bool span_plain_string(const struct span *s, const char **p, size_t *n);

@@ -87,6 +87,32 @@ static void check_string_ends(void)
 	}
 }
 
+static void check_surrogates(void)
+{
+	static const char *const cases[] = {
+		"\"pair \\ud83d\\ude00 ok\"",
+		"\"lone high \\ud800 here\"",
+		"\"lone high at the end \\ud800\"",
+		"\"high then not low \\ud800\\u0041\"",
+		"\"lone low \\udc00 here\"",
+	};
+	static const char *const values[] = {
+		"pair \xf0\x9f\x98\x80 ok",
+		"lone high \xef\xbf\xbd here",
+		"lone high at the end \xef\xbf\xbd",
+		"high then not low \xef\xbf\xbd" "A",
+		"lone low \xef\xbf\xbd here",
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct span v = { cases[i], strlen(cases[i]), SPAN_STRING };
+		struct strbuf sb = STRBUF_INIT;
+		int got = span_string(&v, &sb);
+		is_int(got, 0, "span_string accepts it");
+		is_str(sb.buf, values[i], cases[i]);
+		strbuf_release(&sb);
+	}
+}
+
 static void check_escaping(void)
 {
 	struct strbuf sb = STRBUF_INIT;
@@ -141,6 +167,7 @@ int main(void)
 	check_word_masks();
 	check_find();
 	check_string_ends();
+	check_surrogates();
 	check_escaping();
 	check_fields();
 	return done_testing();
