@@ -7,6 +7,7 @@
 #include "../lib/msg.h"
 #include "../lib/opt.h"
 #include "../lib/output.h"
+#include "../lib/partial.h"
 #include "../lib/plot.h"
 #include "../lib/progress.h"
 
@@ -84,33 +85,28 @@ static bool has_suffix(const char *s, const char *suffix)
 	return n >= k && !strcasecmp(s + n - k, suffix);
 }
 
-/* The picture into path, through path.partial: an interrupted run leaves nothing that looks done. */
+/* The picture into path, through path.partial (lib/partial.h): a failed or interrupted run leaves neither. */
 static void write_file(const char *path, const struct strbuf *doc)
 {
-	struct strbuf tmp = STRBUF_INIT;
+	struct strbuf tmp = STRBUF_INIT, err = STRBUF_INIT;
+	struct partial *part;
 	FILE *f;
 	strbuf_addf(&tmp, "%s.partial", path);
+	partial_init();
+	part = partial_add(tmp.buf, path);
 	f = fopen(tmp.buf, "w");
 	if (!f)
 		die_errno("cannot write %s", tmp.buf);
 	if (fwrite(doc->buf, 1, doc->len, f) != doc->len || fflush(f) || ferror(f)) {
-		int e = errno;
-		fclose(f);
-		unlink(tmp.buf);
-		errno = e ? e : EIO;
+		errno = errno ? errno : EIO;
 		die_errno("cannot write %s", tmp.buf);
 	}
-	if (fclose(f)) {
-		unlink(tmp.buf);
+	if (fclose(f))
 		die_errno("cannot write %s", tmp.buf);
-	}
-	if (rename(tmp.buf, path)) {
-		int e = errno;
-		unlink(tmp.buf);
-		errno = e;
-		die_errno("cannot rename %s to %s", tmp.buf, path);
-	}
+	if (partial_commit(part, &err) < 0)
+		die("%s", err.buf);
 	strbuf_release(&tmp);
+	strbuf_release(&err);
 }
 
 int main(int argc, char **argv)
@@ -221,6 +217,7 @@ int main(int argc, char **argv)
 		write_file(output, &doc);
 	} else {
 		output_init();
+		output_discard_on_failure();
 		output_write(doc.buf, doc.len);
 		output_close();
 	}

@@ -28,3 +28,6 @@ probe-plot -o no/such/dir/p.svg m.ndjson; echo "status $?"
 ls no 2>&1 | sed 's/^ls: //'
 probe-plot m.ndjson > /dev/full; echo "status $?"
 probe-plot -o p.svg m.ndjson; echo "status $?"; ls p.svg*
+# a file size limit half-way through the picture: no file, and stdout cut back
+(ulimit -f 8; probe-plot -o big.svg m.ndjson; echo "status $?"; probe-plot m.ndjson > big2.svg; echo "status $?")
+ls big.svg* 2>&1 | sed 's/^ls: //'; echo "big2.svg: $(wc -c < big2.svg) bytes"
