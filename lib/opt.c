@@ -4,6 +4,7 @@
 
 #include <getopt.h>
 #include <math.h>
+#include <unistd.h>
 
 enum { OPT_HELP = 1000, OPT_VERSION, OPT_LIST_OPTIONS };
 
@@ -158,4 +159,13 @@ double opt_tolerance(const struct tool_spec *spec, const char *option, const cha
 	if (!*text || *end || !(x >= 0) || isinf(x))
 		opt_usage_error(spec, "%s value is not a number >= 0: %s", option, text);
 	return x;
+}
+
+const char *opt_input_operand(const struct tool_spec *spec, int argc, char **argv, const char *what)
+{
+	if (argc > 1)
+		opt_usage_error(spec, "too many operands");
+	if ((!argc || !strcmp(argv[0], "-")) && isatty(0))
+		opt_usage_error(spec, "no %s given and standard input is a terminal", what);
+	return argc ? argv[0] : "-";
 }

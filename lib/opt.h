@@ -61,6 +61,14 @@ void NORETURN opt_usage_error(const struct tool_spec *spec, const char *fmt, ...
 long long opt_number(const struct tool_spec *spec, const char *option, const char *text, long long min,
 		     long long max);
 
+/*
+ * The input of a filter that takes at most one operand (what is left of
+ * argv after the options): the operand, or "-" for standard input.  Dies
+ * with the usage when there are more, or when standard input would be read
+ * from a terminal ("no WHAT given and standard input is a terminal").
+ */
+const char *opt_input_operand(const struct tool_spec *spec, int argc, char **argv, const char *what);
+
 /* A finite real >= 0 (a tolerance); otherwise the tool dies naming the option and the value. */
 double opt_tolerance(const struct tool_spec *spec, const char *option, const char *text);
 

@@ -47,7 +47,7 @@ int main(int argc, char **argv)
 	struct strbuf out = STRBUF_INIT, err = STRBUF_INIT;
 	struct line_reader lr;
 	struct first_stream *f;
-	const char *arg, *line, *input = "-";
+	const char *arg, *line, *input;
 	bool text = false, msprobe = false;
 	size_t len;
 	int c, first, r;
@@ -88,16 +88,11 @@ int main(int argc, char **argv)
 	}
 	argc -= first;
 	argv += first;
-	if (argc > 1)
-		opt_usage_error(&spec, "too many operands");
+	input = opt_input_operand(&spec, argc, argv, "records");
 	if (fo.nonfinite && (fo.band.rtol > 0 || fo.band.atol > 0 || fo.band.ulps > 0 || fo.cos_min > 0))
 		opt_usage_error(&spec, "--nonfinite looks at one run: tolerance bands do not apply");
 	if (msprobe && text)
 		opt_usage_error(&spec, "--msprobe writes msprobe's JSON: --format does not apply");
-	if (argc == 1)
-		input = argv[0];
-	if (!strcmp(input, "-") && isatty(0))
-		opt_usage_error(&spec, "no records given and standard input is a terminal");
 	progress_start(progress_size(input));
 	if (line_reader_open(&lr, input) < 0)
 		die("%s", lr.err.buf);

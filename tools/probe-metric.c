@@ -54,7 +54,7 @@ int main(int argc, char **argv)
 	struct strbuf out = STRBUF_INIT, err = STRBUF_INIT;
 	struct line_reader lr;
 	struct metric_stream *m;
-	const char *arg, *line, *input = "-";
+	const char *arg, *line, *input;
 	bool verbose = false;
 	size_t len;
 	int c, first, r;
@@ -106,12 +106,7 @@ int main(int argc, char **argv)
 	}
 	argc -= first;
 	argv += first;
-	if (argc > 1)
-		opt_usage_error(&spec, "too many operands");
-	if (argc == 1)
-		input = argv[0];
-	if (!strcmp(input, "-") && isatty(0))
-		opt_usage_error(&spec, "no pair records given and standard input is a terminal");
+	input = opt_input_operand(&spec, argc, argv, "pair records");
 	progress_start(progress_size(input));
 	if (line_reader_open(&lr, input) < 0)
 		die("%s", lr.err.buf);

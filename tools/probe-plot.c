@@ -115,7 +115,7 @@ int main(int argc, char **argv)
 	struct strbuf doc = STRBUF_INIT, err = STRBUF_INIT;
 	struct line_reader lr;
 	struct plot *p;
-	const char *arg, *line, *input = "-", *output = NULL, *format = NULL;
+	const char *arg, *line, *input, *output = NULL, *format = NULL;
 	size_t len;
 	int c, first, r, m;
 
@@ -175,14 +175,9 @@ int main(int argc, char **argv)
 	}
 	argc -= first;
 	argv += first;
-	if (argc > 1)
-		opt_usage_error(&spec, "too many operands");
-	if (argc == 1)
-		input = argv[0];
+	input = opt_input_operand(&spec, argc, argv, "records");
 	if (!format)
 		format = output && (has_suffix(output, ".html") || has_suffix(output, ".htm")) ? "html" : "svg";
-	if (!strcmp(input, "-") && isatty(0))
-		opt_usage_error(&spec, "no records given and standard input is a terminal");
 	if (!output && isatty(1))
 		opt_usage_error(&spec, "the picture is not for a terminal: give -o FILE or redirect the output");
 	po.source = input;

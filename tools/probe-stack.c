@@ -44,7 +44,7 @@ int main(int argc, char **argv)
 	struct attacher *a;
 	const char **framework = NULL;
 	size_t nframework = 0, alloc = 0;
-	const char *arg, *line, *input = "-";
+	const char *arg, *line, *input;
 	bool text = false;
 	size_t len;
 	int c, first, r;
@@ -81,12 +81,7 @@ int main(int argc, char **argv)
 	}
 	argc -= first;
 	argv += first;
-	if (argc > 1)
-		opt_usage_error(&spec, "too many operands");
-	if (argc == 1)
-		input = argv[0];
-	if (!strcmp(input, "-") && isatty(0))
-		opt_usage_error(&spec, "no records given and standard input is a terminal");
+	input = opt_input_operand(&spec, argc, argv, "records");
 	ao.framework = framework;
 	ao.nframework = nframework;
 	if (line_reader_open(&lr, input) < 0)

@@ -29,7 +29,7 @@ int main(int argc, char **argv)
 	struct strbuf out = STRBUF_INIT, err = STRBUF_INIT;
 	struct line_reader lr;
 	struct table_writer *t;
-	const char *arg, *line, *input = "-", *columns = NULL;
+	const char *arg, *line, *input, *columns = NULL;
 	size_t len;
 	int c, first, r;
 
@@ -39,12 +39,7 @@ int main(int argc, char **argv)
 			columns = arg;
 	argc -= first;
 	argv += first;
-	if (argc > 1)
-		opt_usage_error(&spec, "too many operands");
-	if (argc == 1)
-		input = argv[0];
-	if (!strcmp(input, "-") && isatty(0))
-		opt_usage_error(&spec, "no objects given and standard input is a terminal");
+	input = opt_input_operand(&spec, argc, argv, "objects");
 	if (line_reader_open(&lr, input) < 0)
 		die("%s", lr.err.buf);
 	t = table_new(columns);
