@@ -641,7 +641,7 @@ static const char html_style[] =
 	"th[aria-sort=ascending]::after{content:\" \\25B2\"}th[aria-sort=descending]::after{content:\" \\25BC\"}\n"
 	"td.num{text-align:right;font-variant-numeric:tabular-nums}\n"
 	"td.leaf,td.mono{font-family:" PLOT_MONO "}\n"
-	"td.reason{max-width:36em;overflow-wrap:anywhere;color:#444}\n"
+	"td.reason{min-width:28em;max-width:48em;overflow-wrap:anywhere;color:#444}\n"
 	"svg{max-width:100%;height:auto}\n"
 	".diff{color:" PLOT_RED "}.note{color:#666}\n";
 
