@@ -108,6 +108,17 @@ static int finish(struct leafrec *r, const char **why)
 		*why = "not a leaf record (no \"entry\", \"name\" and \"key\" strings)";
 		return -1;
 	}
+	/* the names every tool matches and reports on: a bad escape or byte would cut them short */
+	for (int i = 0; i < 3; i++) {
+		static const int names[3] = { LF_ENTRY, LF_NAME, LF_KEY };
+		const struct span *s = &r->f[names[i]];
+		if (!span_string_valid(s)) {
+			*why = "a leaf's \"entry\", \"name\" or \"key\" is not valid UTF-8 or has a bad escape";
+			if (r->text && s->p >= r->text && s->p < r->text + r->len)
+				r->error_at = (size_t)(s->p - r->text) + 1;
+			return -1;
+		}
+	}
 	r->rank = int_or_null(&r->f[LF_RANK], &ok);
 	r->step = int_or_null(&r->f[LF_STEP], &ok);
 	r->seq = int_or_null(&r->f[LF_SEQ], &ok);

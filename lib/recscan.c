@@ -423,3 +423,20 @@ int rs_fields(struct rs_iter *it, const char *const *keys, size_t nkeys, struct 
 	}
 	return r;
 }
+
+bool span_string_valid(const struct span *s)
+{
+	struct strbuf sb;
+	bool valid;
+	if (s->kind != SPAN_STRING)
+		return false;
+	for (size_t i = 1; i + 1 < s->n; i++)
+		if ((unsigned char)s->p[i] >= 0x80 || s->p[i] == '\\')
+			goto decode;
+	return true;
+decode:
+	strbuf_init(&sb, s->n);
+	valid = span_string(s, &sb) == 0;
+	strbuf_release(&sb);
+	return valid;
+}

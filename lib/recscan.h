@@ -77,6 +77,8 @@ bool span_key_is(const struct span *key, const char *w, size_t wlen);
  * as U+FFFD); -1 when it is not a valid string.
  */
 int span_string(const struct span *s, struct strbuf *out);
+/* Whether span_string() would decode s: a string of valid escapes and UTF-8 (fast for plain ASCII). */
+bool span_string_valid(const struct span *s);
 /* A string span without escapes: its contents in place (no copy); false when it has escapes. */
 bool span_plain_string(const struct span *s, const char **p, size_t *n);
 /* A string span equal to the plain text t. */
