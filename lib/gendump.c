@@ -481,10 +481,11 @@ static void jw_open_file(struct jw *w, const char *path)
 	struct strbuf tmp = STRBUF_INIT;
 	*w = (struct jw){ .out = STRBUF_INIT, .path = xstrdup(path) };
 	strbuf_addf(&tmp, "%s.partial", path);
+	/* registered before it exists: a signal between the two must not leave it behind */
+	w->part = partial_add(tmp.buf, path);
 	w->f = fopen(tmp.buf, "wb");
 	if (!w->f)
 		die_errno("cannot create %s", tmp.buf);
-	w->part = partial_add(tmp.buf, path);
 	strbuf_release(&tmp);
 }
 

@@ -696,14 +696,17 @@ static int open_part(struct metric_stream *m, struct strbuf *err)
 	struct strbuf path = STRBUF_INIT, final = STRBUF_INIT;
 	part_path(m, true, &path);
 	part_path(m, false, &final);
+	/* registered before it exists: a signal between the two must not leave it behind */
+	m->part = partial_add(path.buf, final.buf);
 	m->file = fopen(path.buf, "w");
 	if (!m->file) {
 		strbuf_addf(err, "%s: cannot create: %s", path.buf, strerror(errno));
+		partial_drop(m->part);
+		m->part = NULL;
 		strbuf_release(&path);
 		strbuf_release(&final);
 		return -1;
 	}
-	m->part = partial_add(path.buf, final.buf);
 	strbuf_release(&path);
 	strbuf_release(&final);
 	m->file_rows = 0;

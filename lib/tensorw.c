@@ -20,6 +20,8 @@
 
 #include <fcntl.h>
 #include <inttypes.h>
+#include <pthread.h>
+#include <signal.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -138,11 +140,22 @@ static int out_open(struct out *o, const char *path, struct strbuf *err)
 	for (int tries = 0; tries < 100; tries++) {
 		strbuf_reset(&o->tmp);
 		strbuf_addf(&o->tmp, "%s.tmp%ld.%lu", path, (long)getpid(), serial++);
+		sigset_t stop, old;
+		int saved;
+		/* no signal between creating the file and registering it: it would be left behind */
+		sigemptyset(&stop);
+		sigaddset(&stop, SIGINT);
+		sigaddset(&stop, SIGTERM);
+		sigaddset(&stop, SIGHUP);
+		pthread_sigmask(SIG_BLOCK, &stop, &old);
 		o->fd = open(o->tmp.buf, O_WRONLY | O_CREAT | O_EXCL, 0666);
-		if (o->fd >= 0) {
+		saved = errno;
+		if (o->fd >= 0)
 			o->part = partial_add(o->tmp.buf, path);
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
+		errno = saved;
+		if (o->fd >= 0)
 			return 0;
-		}
 		if (errno != EEXIST)
 			break;
 	}
