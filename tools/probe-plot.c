@@ -90,19 +90,20 @@ static void write_file(const char *path, const struct strbuf *doc)
 {
 	struct strbuf tmp = STRBUF_INIT, err = STRBUF_INIT;
 	struct partial *part;
+	bool written;
 	FILE *f;
 	strbuf_addf(&tmp, "%s.partial", path);
 	partial_init();
 	part = partial_add(tmp.buf, path);
+	errno = 0;
 	f = fopen(tmp.buf, "w");
-	if (!f)
-		die_errno("cannot write %s", tmp.buf);
-	if (fwrite(doc->buf, 1, doc->len, f) != doc->len || fflush(f) || ferror(f)) {
+	written = f && fwrite(doc->buf, 1, doc->len, f) == doc->len && !fflush(f) && !ferror(f);
+	if (f && fclose(f))
+		written = false;
+	if (!written) {
 		errno = errno ? errno : EIO;
 		die_errno("cannot write %s", tmp.buf);
 	}
-	if (fclose(f))
-		die_errno("cannot write %s", tmp.buf);
 	if (partial_commit(part, &err) < 0)
 		die("%s", err.buf);
 	strbuf_release(&tmp);
