@@ -90,6 +90,7 @@ struct metric_stream {
 	size_t file_rows, file_part;
 	bool stack_decided, stack_mode, header_done;
 	struct strmap stacks;   /* dump path -> struct stack_map * (NULL: none) */
+	struct strmap table_names; /* -o: the file names given in this run */
 	struct group **queue;   /* pending groups, in input order */
 	size_t nqueue, queue_alloc;
 	struct group **pool;    /* finished groups, for reuse */
@@ -739,6 +740,28 @@ static void rank_dir_of(const char *dump, struct strbuf *out)
 		strbuf_add(out, start, (size_t)(end - start));
 }
 
+/*
+ * msprobe compares one step at a time and names its file by rank and second; a run
+ * of several steps of a rank here would give two tables one name (or names that
+ * differ only by when they were written): a later table of the same rank gets
+ * _step<N> (and a number, should that be taken too) before the time.
+ */
+static void name_table_once(struct metric_stream *m, const struct item *it)
+{
+	bool created;
+	size_t cut = m->file_name.len;
+	for (int n = 0;; n++) {
+		strmap_put(&m->table_names, m->file_name.buf, m->file_name.len, &created);
+		if (created)
+			break;
+		strbuf_setlen(&m->file_name, cut);
+		if (it->has_t && it->t.step >= 0)
+			strbuf_addf(&m->file_name, "_step%lld", (long long)it->t.step);
+		if (n)
+			strbuf_addf(&m->file_name, "_%d", n + 1);
+	}
+}
+
 static int open_table_file(struct metric_stream *m, const struct item *it, struct strbuf *err)
 {
 	char stamp[32];
@@ -756,6 +779,7 @@ static int open_table_file(struct metric_stream *m, const struct item *it, struc
 			strbuf_addf(&m->file_name, "_%s", dir.buf);
 		strbuf_release(&dir);
 	}
+	name_table_once(m, it);
 	strbuf_addf(&m->file_name, "_%s", stamp);
 	m->file_part = 0;
 	return open_part(m, err);
