@@ -165,6 +165,7 @@ void metric_free(struct metric_stream *m)
 		if (m->stacks.slots[i].hash)
 			stack_map_free(m->stacks.slots[i].value.p);
 	strmap_release(&m->stacks);
+	strmap_release(&m->table_names);
 	free(m->queue);
 	free(m->pool);
 	if (m->file)
