@@ -30,61 +30,26 @@ static int add_node(struct construct_map *m, struct json_reader *r, const char *
 	return 0;
 }
 
+static int take_member(void *ctx, struct json_reader *r, const char *name, size_t len, const struct jnode *v,
+		       const struct json_token *at)
+{
+	if (len == 26 && !memcmp(name, "megatron_micro_step_number", 26))
+		return 0; /* Megatron's count, not a node */
+	return add_node(ctx, r, name, len, v, at);
+}
+
 struct construct_map *construct_load(const char *path, struct strbuf *err)
 {
 	struct source *src = source_open(path, err);
 	struct construct_map *m;
-	struct json_reader r;
-	struct json_token tok;
-	struct arena scratch = ARENA_INIT;
-	bool failed = false;
+	int ret;
 
 	if (!src)
 		return NULL;
 	m = xcalloc(1, sizeof(*m));
-	json_reader_init(&r, src, 0, 0);
-	if (json_reader_next(&r, &tok) != JSON_OBJECT_BEGIN) {
-		if (tok.type != JSON_ERROR)
-			json_reader_fail_at(&r, &tok, "construct.json is not a JSON object");
-		failed = true;
-	}
-	while (!failed) {
-		enum json_type t = json_reader_next(&r, &tok);
-		struct json_token key = tok, at;
-		char *name;
-		struct jnode *v;
-		if (t == JSON_OBJECT_END)
-			break;
-		if (t != JSON_KEY) {
-			failed = true;
-			break;
-		}
-		arena_reset(&scratch);
-		name = arena_memdupz(&scratch, key.text, key.len);
-		if (json_reader_next(&r, &tok) == JSON_ERROR) {
-			failed = true;
-			break;
-		}
-		at = tok;
-		if (!(v = jtree_build(&r, &tok, &scratch))) {
-			failed = true;
-			break;
-		}
-		if (key.len == 26 && !memcmp(name, "megatron_micro_step_number", 26))
-			continue; /* Megatron's count, not a node */
-		if (add_node(m, &r, name, key.len, v, &at) < 0) {
-			failed = true;
-			break;
-		}
-	}
-	if (!failed && json_reader_next(&r, &tok) == JSON_ERROR)
-		failed = true;
-	if (failed)
-		strbuf_addstr(err, json_reader_error(&r));
-	json_reader_release(&r);
+	ret = jtree_each_member(src, "construct.json", take_member, m, err);
 	source_close(src);
-	arena_release(&scratch);
-	if (failed) {
+	if (ret < 0) {
 		construct_free(m);
 		return NULL;
 	}

@@ -175,3 +175,49 @@ bool jtree_is_str(const struct jnode *node, const char *s)
 {
 	return node && node->kind == J_STRING && node->len == strlen(s) && !memcmp(node->text, s, node->len);
 }
+
+int jtree_each_member(struct source *src, const char *what, jtree_member_fn *each, void *ctx,
+		      struct strbuf *err)
+{
+	struct json_reader r;
+	struct json_token tok;
+	struct arena scratch = ARENA_INIT;
+	bool failed = false;
+
+	json_reader_init(&r, src, 0, 0);
+	if (json_reader_next(&r, &tok) != JSON_OBJECT_BEGIN) {
+		if (tok.type != JSON_ERROR)
+			json_reader_fail_at(&r, &tok, "%s is not a JSON object", what);
+		failed = true;
+	}
+	while (!failed) {
+		enum json_type t = json_reader_next(&r, &tok);
+		struct json_token at;
+		const char *name;
+		size_t len;
+		struct jnode *v;
+		if (t == JSON_OBJECT_END)
+			break;
+		if (t != JSON_KEY) {
+			failed = true;
+			break;
+		}
+		arena_reset(&scratch);
+		name = arena_memdupz(&scratch, tok.text, tok.len);
+		len = tok.len;
+		if (json_reader_next(&r, &tok) == JSON_ERROR) {
+			failed = true;
+			break;
+		}
+		at = tok;
+		if (!(v = jtree_build(&r, &tok, &scratch)) || each(ctx, &r, name, len, v, &at) < 0)
+			failed = true;
+	}
+	if (!failed && json_reader_next(&r, &tok) == JSON_ERROR)
+		failed = true;
+	if (failed)
+		strbuf_addstr(err, json_reader_error(&r));
+	json_reader_release(&r);
+	arena_release(&scratch);
+	return failed ? -1 : 0;
+}

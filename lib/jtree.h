@@ -54,4 +54,19 @@ bool jtree_is_str(const struct jnode *node, const char *s);
 
 const char *jkind_name(enum jkind k);
 
+/*
+ * A file that is one JSON object of named values (stack.json,
+ * construct.json): each(ctx, r, name, len, value, at) for every member in
+ * file order, value built in a scratch arena that is reset between members
+ * (copy what must outlive the call); `at` is the value's first token, for
+ * json_reader_fail_at().  each returns 0, or -1 after json_reader_fail_at().
+ * `what` names the file in "WHAT is not a JSON object".  Borrows src (the
+ * caller closes it).  0, or -1 with the reader's message (file:line:col)
+ * added to err.
+ */
+typedef int jtree_member_fn(void *ctx, struct json_reader *r, const char *name, size_t len,
+			    const struct jnode *value, const struct json_token *at);
+int jtree_each_member(struct source *src, const char *what, jtree_member_fn *each, void *ctx,
+		      struct strbuf *err);
+
 #endif

@@ -53,15 +53,36 @@ static void add_new_format(struct stack_map *m, const struct jnode *v)
 			map_entry(m, c->text, c->len, s);
 }
 
+struct loading {
+	struct stack_map *m;
+	bool first;
+};
+
+/* One member; the first says which format the file has ({"0": [[names], [frames]]} or {name: [frames]}). */
+static int take_member(void *ctx, struct json_reader *r, const char *key, size_t key_len, const struct jnode *v,
+		       const struct json_token *at)
+{
+	struct loading *l = ctx;
+	struct stack_map *m = l->m;
+	(void)r;
+	(void)at;
+	if (l->first)
+		m->new_format = key_len == 1 && key[0] == '0' && v->kind == J_ARRAY && v->count == 2 &&
+				v->child->kind == J_ARRAY;
+	l->first = false;
+	if (m->new_format)
+		add_new_format(m, v);
+	else if (all_strings(v))
+		map_entry(m, key, key_len, make_stack(m, v));
+	return 0;
+}
+
 struct stack_map *stack_map_load(const char *path, struct strbuf *err)
 {
 	struct strbuf serr = STRBUF_INIT;
 	struct source *src = source_open(path, &serr);
-	struct stack_map *m;
-	struct json_reader r;
-	struct json_token tok;
-	struct arena scratch = ARENA_INIT;
-	bool first = true, failed = false;
+	struct loading l;
+	int ret;
 
 	if (!src) {
 		strbuf_addbuf(err, &serr);
@@ -69,52 +90,15 @@ struct stack_map *stack_map_load(const char *path, struct strbuf *err)
 		return NULL;
 	}
 	strbuf_release(&serr);
-	m = xcalloc(1, sizeof(*m));
-	json_reader_init(&r, src, 0, 0);
-	if (json_reader_next(&r, &tok) != JSON_OBJECT_BEGIN) {
-		if (tok.type != JSON_ERROR)
-			json_reader_fail_at(&r, &tok, "stack.json is not a JSON object");
-		failed = true;
-	}
-	while (!failed) {
-		enum json_type t = json_reader_next(&r, &tok);
-		char *key;
-		size_t key_len;
-		struct jnode *v;
-		if (t == JSON_OBJECT_END)
-			break;
-		if (t != JSON_KEY) {
-			failed = true;
-			break;
-		}
-		arena_reset(&scratch);
-		key = arena_memdupz(&scratch, tok.text, tok.len);
-		key_len = tok.len;
-		if (json_reader_next(&r, &tok) == JSON_ERROR || !(v = jtree_build(&r, &tok, &scratch))) {
-			failed = true;
-			break;
-		}
-		if (first)
-			m->new_format = key_len == 1 && key[0] == '0' && v->kind == J_ARRAY && v->count == 2 &&
-					v->child->kind == J_ARRAY;
-		first = false;
-		if (m->new_format)
-			add_new_format(m, v);
-		else if (all_strings(v))
-			map_entry(m, key, key_len, make_stack(m, v));
-	}
-	if (!failed && json_reader_next(&r, &tok) == JSON_ERROR)
-		failed = true;
-	if (failed)
-		strbuf_addstr(err, json_reader_error(&r));
-	json_reader_release(&r);
+	l.m = xcalloc(1, sizeof(*l.m));
+	l.first = true;
+	ret = jtree_each_member(src, "stack.json", take_member, &l, err);
 	source_close(src);
-	arena_release(&scratch);
-	if (failed) {
-		stack_map_free(m);
+	if (ret < 0) {
+		stack_map_free(l.m);
 		return NULL;
 	}
-	return m;
+	return l.m;
 }
 
 void stack_map_free(struct stack_map *m)
