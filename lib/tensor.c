@@ -1607,9 +1607,9 @@ static int map_file(struct tensor *t, const char *path, struct strbuf *err)
 		close(fd);
 		return fail(err, path, "cannot map: %s", strerror(e));
 	}
-	close(fd);
 	t->map = map;
 	t->map_len = (size_t)st.st_size;
+	t->fd = fd;
 	return 0;
 }
 
@@ -1641,14 +1641,34 @@ void tensor_close(struct tensor *t)
 {
 	if (!t)
 		return;
-	if (t->map)
+	if (t->map) {
 		munmap(t->map, t->map_len);
+		close(t->fd);
+	}
 	free(t->owned);
 	memset(t, 0, sizeof(*t));
 }
 
 /* ------------------------------------------------------------------ */
 /* Reading                                                             */
+
+bool tensor_copy_plain(const struct tensor *t, int64_t start, int64_t n, void *out)
+{
+	const unsigned char *map = t->map;
+	size_t size = dtype_info(t->dtype)->size, want = (size_t)n * size;
+	if (!map || t->data < map || t->data >= map + t->map_len)
+		return false;
+	off_t at = (off_t)(t->data - map) + (off_t)((size_t)start * size);
+	for (size_t got = 0; got < want;) {
+		ssize_t r = pread(t->fd, (unsigned char *)out + got, want - got, at + (off_t)got);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return false;
+		got += (size_t)r;
+	}
+	return true;
+}
 
 /* n elements of `size` bytes, `step` bytes apart, packed into out. */
 static void copy_strided(unsigned char *out, const unsigned char *src, ptrdiff_t step, int64_t n, unsigned size)

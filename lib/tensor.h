@@ -58,6 +58,7 @@ struct tensor {
 	/* private: what tensor_close() releases */
 	void *map;
 	size_t map_len;
+	int fd;                            /* the mapped file, open while map is set */
 	unsigned char *owned;
 };
 
@@ -72,6 +73,17 @@ void tensor_close(struct tensor *t);
  * instead.  The caller keeps start + n <= numel.
  */
 void tensor_read_raw(const struct tensor *t, int64_t start, int64_t n, void *out);
+
+/*
+ * The same bytes as data[start * size, (start + n) * size) of a contiguous
+ * tensor in this machine's byte order, copied into out with pread(2) from
+ * the file rather than through the mapping: a pass over a large tensor
+ * then costs one copy instead of mapping each page.  False when the
+ * elements are not in the file as they are (a deflated entry) or the read
+ * falls short (the file shrank); out is then unspecified and data can
+ * still be read.
+ */
+bool tensor_copy_plain(const struct tensor *t, int64_t start, int64_t n, void *out);
 
 /* The same elements converted to double (dtype_to_double()). */
 void tensor_read_f64(const struct tensor *t, int64_t start, int64_t n, double *out);

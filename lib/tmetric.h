@@ -18,8 +18,10 @@
  * side's element bytes (row-major, this machine's byte order) so that
  * identical tensors can be recognised across records.
  *
- * Identical tensors are recognised in a first pass over the bytes and
- * take msprobe's results for identical data without the arithmetic.
+ * Identical tensors are recognised from their bytes and take msprobe's
+ * results for identical data without the arithmetic.  Two float32 or
+ * bfloat16 tensors of the same shape are read once: hashes, our
+ * differences and msprobe's sums come from one pass over each chunk.
  * Memory: a few chunks of 4096 elements; nothing proportional to the
  * tensors.  Thread safety: tmetric_compare() touches only its arguments.
  */
@@ -62,6 +64,12 @@ struct tm_band {
 /* The cells for a row msprobe cannot read ("unsupported"), with the note. */
 void tmetric_unsupported(struct tmetric *m, const char *note);
 
+/*
+ * For tests: on, float32 and bfloat16 pairs take the plain C loops even
+ * where the AVX2 one is there (the two must agree bit for bit).  Call it
+ * before any comparison runs; it is not synchronised.
+ */
+void tmetric_portable_kernel(bool on);
 /* Compare target t with golden g (both open); band may be NULL (bitwise). */
 void tmetric_compare(const struct tensor *t, const struct tensor *g, const struct tm_band *band, struct tmetric *m);
 

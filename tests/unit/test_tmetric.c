@@ -162,9 +162,135 @@ static void ulps_and_bands(void)
 	is_int((long long)m.max_ulp, 3, "bfloat16: ulps of bfloat16");
 }
 
+/* ---- the one pass for float32 and bfloat16 against the element-wise path ---- */
+
+static uint64_t rng_state = 0x9E3779B97F4A7C15u;
+
+static uint64_t next_random(void)
+{
+	rng_state ^= rng_state << 13;
+	rng_state ^= rng_state >> 7;
+	rng_state ^= rng_state << 17;
+	return rng_state;
+}
+
+/* A float spread over many magnitudes and both signs, some of them 0 or subnormal. */
+static float random_float(void)
+{
+	uint64_t r = next_random();
+	switch (r % 16) {
+	case 0: return 0.0f;
+	case 1: return -0.0f;
+	case 2: return 1e-40f * (float)(r >> 40 & 0xFF);
+	default: return ldexpf((float)((int64_t)(r >> 8 & 0xFFFFFF) - 0x800000) / 0x800000, (int)(r >> 32 & 31) - 16);
+	}
+}
+
+enum pattern { NOISE, SAME_PREFIX, NONFINITE_SAME, NONFINITE_OTHER, INF_SIGNS, HUGE, IDENTICAL, NPATTERNS };
+
+static const char *const pattern_names[] = { "noise", "same prefix", "nan/inf in place", "nan/inf misplaced",
+					      "+inf against -inf", "huge", "identical" };
+
+/* Golden values g and target values t of pattern p (n elements). */
+static void fill_pair(float *t, float *g, int64_t n, enum pattern p)
+{
+	for (int64_t i = 0; i < n; i++) {
+		g[i] = random_float();
+		uint64_t r = next_random();
+		t[i] = r % 3 ? g[i] : r % 5 ? g[i] * (1 + (float)(r >> 40 & 0xFF) * 1e-6f) : random_float();
+	}
+	int64_t k = n / 2 + (int64_t)(next_random() % (uint64_t)(n / 2 + 1));
+	switch (p) {
+	case NOISE: break;
+	case SAME_PREFIX: /* the first difference late: sums catch up on the chunks before */
+		for (int64_t i = 0; i < k && i < n; i++)
+			t[i] = g[i];
+		break;
+	case NONFINITE_SAME:
+		t[k % n] = g[k % n] = NAN;
+		t[(k + 1) % n] = g[(k + 1) % n] = INFINITY;
+		break;
+	case NONFINITE_OTHER: t[k % n] = NAN; break;
+	case INF_SIGNS:
+		t[k % n] = INFINITY;
+		g[k % n] = -INFINITY;
+		break;
+	case HUGE:
+		for (int64_t i = 0; i < n; i += 7) {
+			t[i] = 3e38f;
+			g[i] = i % 2 ? -3e38f : 1e-38f;
+		}
+		break;
+	case IDENTICAL:
+		memcpy(t, g, (size_t)n * sizeof(float));
+		break;
+	default: break;
+	}
+}
+
+static bool same_results(const struct tmetric *a, const struct tmetric *b)
+{
+	return !memcmp(a->cell, b->cell, sizeof(a->cell)) && !strcmp(a->notes, b->notes) &&
+	       a->comparable == b->comparable && a->same == b->same && a->ndiff == b->ndiff &&
+	       a->first_diff == b->first_diff && !memcmp(&a->max_ulp, &b->max_ulp, sizeof(double)) &&
+	       a->t_hash == b->t_hash && a->g_hash == b->g_hash && !memcmp(&a->max_abs, &b->max_abs, sizeof(double)) &&
+	       a->numel == b->numel && a->nbeyond == b->nbeyond;
+}
+
+/* The pass (vector and plain C) and the element-wise path (a view read element by element) agree. */
+static void one_pass_agrees(void)
+{
+	static const int64_t sizes[] = { 2, 7, 8, 9, 31, 4095, 4096, 4097, 3 * 4096 + 5, 70000 };
+	int64_t most = 70000;
+	float *t = malloc((size_t)most * 4), *g = malloc((size_t)most * 4);
+	uint16_t *t16 = malloc((size_t)most * 2), *g16 = malloc((size_t)most * 2);
+	int bad = 0, cases = 0, differing = 0;
+
+	for (size_t si = 0; si < sizeof(sizes) / sizeof(sizes[0]); si++) {
+		for (int p = 0; p < NPATTERNS; p++) {
+			for (int bf16 = 0; bf16 <= 1; bf16++) {
+				int64_t n = sizes[si], shape[] = { n };
+				fill_pair(t, g, n, (enum pattern)p);
+				for (int64_t i = 0; i < n; i++) {
+					t16[i] = dtype_float_to_bf16(t[i]);
+					g16[i] = dtype_float_to_bf16(g[i]);
+				}
+				enum dtype d = bf16 ? DT_BFLOAT16 : DT_FLOAT32;
+				struct tensor a = mem(d, bf16 ? (void *)t16 : (void *)t, 1, shape);
+				struct tensor b = mem(d, bf16 ? (void *)g16 : (void *)g, 1, shape);
+				struct tensor va = a, vb = b;
+				va.contiguous = vb.contiguous = false; /* same elements, read one by one */
+				struct tmetric fast, plain, elementwise;
+				tmetric_compare(&a, &b, NULL, &fast);
+				tmetric_portable_kernel(true);
+				tmetric_compare(&a, &b, NULL, &plain);
+				tmetric_portable_kernel(false);
+				tmetric_compare(&va, &vb, NULL, &elementwise);
+				cases++;
+				differing += !fast.same;
+				if (!same_results(&fast, &plain) || !same_results(&fast, &elementwise)) {
+					bad++;
+					diag("%s %s n=%lld: pass %s/%s, plain C %s/%s, element-wise %s/%s",
+					     bf16 ? "bfloat16" : "float32", pattern_names[p], (long long)n,
+					     fast.cell[TM_COSINE], fast.cell[TM_EUC], plain.cell[TM_COSINE],
+					     plain.cell[TM_EUC], elementwise.cell[TM_COSINE], elementwise.cell[TM_EUC]);
+				}
+			}
+		}
+	}
+	is_int(bad, 0, "the one pass, its plain C loops and the element-wise path agree bit for bit");
+	is_int(cases, 140, "over every size, pattern and dtype");
+	ok(differing > 100, "most cases differ (the arithmetic ran)");
+	free(t);
+	free(g);
+	free(t16);
+	free(g16);
+}
+
 int main(void)
 {
 	msprobe_examples();
 	ulps_and_bands();
+	one_pass_agrees();
 	return done_testing();
 }
