@@ -22,8 +22,9 @@
  * results for identical data without the arithmetic.  Two float32 or
  * bfloat16 tensors of the same shape are read once: hashes, our
  * differences and msprobe's sums come from one pass over each chunk.
- * Memory: a few chunks of 4096 elements; nothing proportional to the
- * tensors.  Thread safety: tmetric_compare() touches only its arguments.
+ * Memory: a few chunks of 4096 elements and, for the one pass, a block of
+ * 65536 elements per side (copied from the file with pread(2) rather than
+ * faulted in through the mapping); nothing proportional to the tensors.  Thread safety: tmetric_compare() touches only its arguments.
  */
 #ifndef PROBE_TMETRIC_H
 #define PROBE_TMETRIC_H
