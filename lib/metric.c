@@ -1063,7 +1063,7 @@ static void start_workers(struct metric_stream *m)
 	pthread_cond_init(&m->work, NULL);
 	pthread_cond_init(&m->done, NULL);
 	m->threads = xcalloc((size_t)m->jobs, sizeof(*m->threads));
-	for (int i = 0; i < m->jobs; i++) {
+	for (int i = 0; i < m->jobs - 1; i++) { /* the main thread is one of the jobs: it helps while it waits */
 		if (pthread_create(&m->threads[m->nthreads], NULL, worker_main, m))
 			break; /* fewer workers, or none: batches are then prepared here */
 		m->nthreads++;
@@ -1107,14 +1107,30 @@ static void submit(struct metric_stream *m)
 	pthread_mutex_unlock(&m->lock);
 }
 
+/*
+ * Whether batch b is prepared; wait: until it is.  While it waits, the
+ * main thread prepares batches no worker has taken yet (b itself, most
+ * often), so that -j N keeps N threads at work, the main one included,
+ * and no more threads than that compete for the processors.
+ */
 static bool is_prepared(struct metric_stream *m, struct batch *b, bool wait)
 {
 	bool ready;
 	if (!m->nthreads)
 		return b->prepared;
 	pthread_mutex_lock(&m->lock);
-	while (!b->prepared && wait)
-		pthread_cond_wait(&m->done, &m->lock);
+	while (!b->prepared && wait) {
+		if (!m->ntodo) {
+			pthread_cond_wait(&m->done, &m->lock);
+			continue;
+		}
+		struct batch *next = m->todo[0];
+		memmove(m->todo, m->todo + 1, --m->ntodo * sizeof(*m->todo));
+		pthread_mutex_unlock(&m->lock);
+		prepare_batch(m, next);
+		pthread_mutex_lock(&m->lock);
+		next->prepared = true;
+	}
 	ready = b->prepared;
 	pthread_mutex_unlock(&m->lock);
 	return ready;

@@ -23,9 +23,10 @@
  * CSV output holds one table and a second one is an error.
  *
  * Pairs are parsed, and their cells and verdicts worked out, by opts.jobs
- * threads in batches of a few hundred; what depends on the pairs before them
- * (tables, msprobe's whole-table rules, output) is done in input order by the
- * calling thread.  Memory: the batches in flight (about 2 per thread) and the
+ * threads in batches of a few hundred: opts.jobs - 1 helpers and the calling
+ * thread, which prepares batches no helper has taken while it waits for one;
+ * what depends on the pairs before them (tables, msprobe's whole-table rules,
+ * output) is done in input order by the calling thread.  Memory: the batches in flight (about 2 per thread) and the
  * pairs waiting to be written.
  *
  * The NPU_Stack_Info column is there when the first target record's dump
@@ -49,7 +50,7 @@ struct metric_options {
 	bool no_stack;          /* never add NPU_Stack_Info */
 	const char *output_dir; /* CSV: write msprobe's files there instead of to out */
 	size_t rows_per_file;   /* CSV files: split after this many rows (msprobe: 1,000,000) */
-	int jobs;               /* threads that parse and prepare pairs; <= 1: none, all in the caller */
+	int jobs;               /* threads that parse and prepare pairs, the caller's included; <= 1: the caller alone */
 };
 
 struct metric_stats {

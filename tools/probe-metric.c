@@ -23,7 +23,7 @@ static const struct opt_spec options[] = {
 	  "write msprobe's CSV files into DIR, one per rank, as msprobe names them (implies --csv)", NULL, OPT_DIR },
 	{ OPT_ROWS_PER_FILE, 0, "rows-per-file", "N", "split CSV files after N rows (default 1000000, as msprobe)",
 	  NULL, 0 },
-	{ 'j', 'j', "jobs", "N", "threads that read and prepare pairs (default: the number of processors)", NULL, 0 },
+	{ 'j', 'j', "jobs", "N", "threads at work on the pairs, this one included (default: the number of processors)", NULL, 0 },
 	{ 'v', 'v', "verbose", NULL, "print counts of verdicts and msprobe results on stderr at the end", NULL, 0 },
 };
 
