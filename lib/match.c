@@ -64,6 +64,9 @@ struct ggroup {
  */
 #define GOLDEN_BATCH 1024
 
+/* Output held back before opts.drain is called, while golden-only records are written. */
+#define DRAIN_AT (1 << 20)
+
 struct loader {
 	pthread_mutex_t lock;
 	pthread_cond_t more;  /* leaves published, a group completed, or loading ended */
@@ -882,6 +885,8 @@ static int flush_golden_only(struct matcher *m, struct strbuf *out, struct strbu
 			strbuf_addi(out, after);
 		strbuf_add(out, "}\n", 2);
 		m->stats.golden_only++;
+		if (m->opts.drain && out->len >= DRAIN_AT)
+			m->opts.drain(out);
 	}
 	return 0;
 }

@@ -51,6 +51,12 @@ struct match_options {
 	const struct yamlmap *cell_map;     /* its file, or NULL (Cell->Module only) */
 	bool ranks_by_position;
 	const char *only_ranks;             /* golden: read only these ranks ("0,4-7"), or NULL */
+	/*
+	 * Called with the out buffer of matcher_add_target()/matcher_finish()
+	 * whenever the golden-only records of a group have made it large, to
+	 * write and empty it; NULL: out holds them all until the call returns.
+	 */
+	void (*drain)(struct strbuf *out);
 };
 
 struct match_stats {

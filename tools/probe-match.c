@@ -44,6 +44,12 @@ static void load_mapping(struct yamlmap *map, const char *path)
 	strbuf_release(&err);
 }
 
+/* The pairs so far to standard output, while a long run of golden-only records is written. */
+static void drain_output(struct strbuf *out)
+{
+	output_flush_strbuf(out, 0);
+}
+
 int main(int argc, char **argv)
 {
 	struct match_options mo = { 0 };
@@ -95,6 +101,7 @@ int main(int argc, char **argv)
 	if (!strcmp(target, "-") && isatty(0))
 		opt_usage_error(&spec, "no target records given and standard input is a terminal");
 
+	mo.drain = drain_output;
 	m = matcher_new(&mo);
 	/* golden and target are read at once: no total, only what has been read */
 	progress_start(0);
