@@ -111,6 +111,7 @@ struct metric_stream {
 	int jobs;
 	pthread_t *threads;
 	size_t nthreads;
+	bool tensor_workers;        /* tensor mode: jobs workers, and the main thread only waits */
 	pthread_mutex_t lock;
 	pthread_cond_t work, done;  /* a batch to prepare / a batch prepared */
 	struct batch **todo;        /* submitted, not yet taken by a worker */
@@ -1057,17 +1058,23 @@ static void *worker_main(void *arg)
 	return NULL;
 }
 
+static bool add_worker(struct metric_stream *m)
+{
+	if (pthread_create(&m->threads[m->nthreads], NULL, worker_main, m))
+		return false;
+	m->nthreads++;
+	return true;
+}
+
 static void start_workers(struct metric_stream *m)
 {
 	pthread_mutex_init(&m->lock, NULL);
 	pthread_cond_init(&m->work, NULL);
 	pthread_cond_init(&m->done, NULL);
 	m->threads = xcalloc((size_t)m->jobs, sizeof(*m->threads));
-	for (int i = 0; i < m->jobs - 1; i++) { /* the main thread is one of the jobs: it helps while it waits */
-		if (pthread_create(&m->threads[m->nthreads], NULL, worker_main, m))
+	for (int i = 0; i < m->jobs - 1; i++) /* the main thread is one of the jobs: it helps while it waits */
+		if (!add_worker(m))
 			break; /* fewer workers, or none: batches are then prepared here */
-		m->nthreads++;
-	}
 }
 
 static void stop_workers(struct metric_stream *m)
@@ -1095,6 +1102,16 @@ static void submit(struct metric_stream *m)
 	m->flight[m->nflight++] = b;
 	if (m->jobs > 1 && !m->threads)
 		start_workers(m);
+	/*
+	 * Tensor pairs are whole files of work each: the main thread, which
+	 * has little else to do, would keep one to itself while the helpers
+	 * ran dry.  It waits instead, and a helper takes its place.
+	 */
+	if (m->threads && m->mode_known && m->table.mode == MS_MODE_TENSOR && !m->tensor_workers) {
+		m->tensor_workers = true;
+		if (m->nthreads)
+			add_worker(m);
+	}
 	if (!m->nthreads) {
 		prepare_batch(m, b);
 		b->prepared = true;
@@ -1111,7 +1128,8 @@ static void submit(struct metric_stream *m)
  * Whether batch b is prepared; wait: until it is.  While it waits, the
  * main thread prepares batches no worker has taken yet (b itself, most
  * often), so that -j N keeps N threads at work, the main one included,
- * and no more threads than that compete for the processors.
+ * and no more threads than that compete for the processors (tensor mode
+ * excepted: see submit()).
  */
 static bool is_prepared(struct metric_stream *m, struct batch *b, bool wait)
 {
@@ -1120,7 +1138,7 @@ static bool is_prepared(struct metric_stream *m, struct batch *b, bool wait)
 		return b->prepared;
 	pthread_mutex_lock(&m->lock);
 	while (!b->prepared && wait) {
-		if (!m->ntodo) {
+		if (!m->ntodo || m->tensor_workers) {
 			pthread_cond_wait(&m->done, &m->lock);
 			continue;
 		}
