@@ -6,7 +6,8 @@
  * type, shape, strides and where element 0 is.  Nothing is copied or
  * converted until asked for, so a statistic over a 10 GB file costs a
  * walk over the pages it needs, and opening a file costs a few system
- * calls.  The kind of file is told by its first bytes (a zip archive for
+ * calls.  The file stays open until tensor_close() (one descriptor per
+ * open tensor), for tensor_copy_plain().  The kind of file is told by its first bytes (a zip archive for
  * .pt, "\x93NUMPY" for .npy), not by its name.
  *
  * .pt (the zip container torch.save has written since torch 1.6): the
