@@ -898,7 +898,8 @@ static bool finite_pass_c(const unsigned char *pt, const unsigned char *pg, int6
 	return true;
 }
 
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
+/* GCC and clang alike (the fuzzing build is clang's) */
+#if defined(__GNUC__) && defined(__x86_64__) && defined(__linux__)
 #include <immintrin.h>
 #define HAVE_AVX2_KERNEL 1
 

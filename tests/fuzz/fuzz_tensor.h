@@ -8,8 +8,8 @@
  * chunks of 1, 7 and 64 elements with tensor_read_raw, tensor_read_f64
  * and tensor_read_f32, and the chunked reads must give the same bytes as
  * the whole ones; a contiguous tensor in this machine's byte order must
- * read as its data, and the doubles must be dtype_to_double() of the raw
- * elements.  With nonnegative strides the last element is the farthest
+ * read as its data (and as tensor_copy_plain() copies it from the file),
+ * and the doubles must be dtype_to_double() of the raw elements.  With nonnegative strides the last element is the farthest
  * from element 0, so reading it checks that the view stays in the file.
  */
 #ifndef PROBE_FUZZ_TENSOR_H
@@ -63,9 +63,15 @@ static void check_window(const struct tensor *t, int64_t start, int64_t n)
 				   (long long)start, (long long)n, (long long)chunks[c]);
 		}
 	}
-	if (t->contiguous && !t->swapped)
+	if (t->contiguous && !t->swapped) {
 		FUZZ_CHECK(!memcmp(whole[0], t->data + start * (int64_t)size, (size_t)n * size),
 			   "a contiguous tensor reads other than its data");
+		/* copied from the file, when its elements are there as they are: the same bytes */
+		if (tensor_copy_plain(t, start, n, part))
+			FUZZ_CHECK(!memcmp(part, whole[0], (size_t)n * size),
+				   "[%lld, +%lld) copied from the file differs from its data", (long long)start,
+				   (long long)n);
+	}
 	for (int64_t i = 0; i < n; i++) {
 		double want = dtype_to_double(t->dtype, (unsigned char *)whole[0] + (size_t)i * size), got;
 		memcpy(&got, (unsigned char *)whole[1] + (size_t)i * sizeof(double), sizeof(got));

@@ -111,6 +111,13 @@ records)
 	files \( -name '*.leaves' -o -name '*.pairs' -o -name '*.metric' -o -name '*.ndjson' \) |
 		while IFS= read -r f; do add_lines "$f" 6; done
 	;;
+tmetric)
+	# float bytes from the tensor files of tests/data behind a control byte:
+	# float32 or bfloat16, two halves or a patched copy, and where
+	files \( -name '*.pt' -o -name '*.npy' \) | head -n 12 | while IFS= read -r f; do
+		for c in 000 001 002 003 012 103 376; do add_prefixed "$c" "$f"; done
+	done
+	;;
 *)
 	echo "seeds.sh: no seeds for harness $name" >&2
 	exit 2
