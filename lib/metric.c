@@ -1034,6 +1034,14 @@ static void prepare_batch(const struct metric_stream *m, struct batch *b)
 	}
 }
 
+/* Under the lock: the oldest batch no thread has taken (there is one). */
+static struct batch *take_todo(struct metric_stream *m)
+{
+	struct batch *b = m->todo[0];
+	memmove(m->todo, m->todo + 1, --m->ntodo * sizeof(*m->todo));
+	return b;
+}
+
 static void *worker_main(void *arg)
 {
 	struct metric_stream *m = arg;
@@ -1044,8 +1052,7 @@ static void *worker_main(void *arg)
 			pthread_cond_wait(&m->work, &m->lock);
 		if (!m->ntodo)
 			break;
-		b = m->todo[0];
-		memmove(m->todo, m->todo + 1, --m->ntodo * sizeof(*m->todo));
+		b = take_todo(m);
 		pthread_mutex_unlock(&m->lock);
 		prepare_batch(m, b);
 		pthread_mutex_lock(&m->lock);
@@ -1142,8 +1149,7 @@ static bool is_prepared(struct metric_stream *m, struct batch *b, bool wait)
 			pthread_cond_wait(&m->done, &m->lock);
 			continue;
 		}
-		struct batch *next = m->todo[0];
-		memmove(m->todo, m->todo + 1, --m->ntodo * sizeof(*m->todo));
+		struct batch *next = take_todo(m);
 		pthread_mutex_unlock(&m->lock);
 		prepare_batch(m, next);
 		pthread_mutex_lock(&m->lock);
