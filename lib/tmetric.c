@@ -750,7 +750,29 @@ static void cosine_cell(const struct sums *s, struct tmetric *m)
 	set_number(m, TM_COSINE, cos);
 }
 
-static void sums_to_cells(const struct sums *sp, const struct tensor *t, const struct tensor *g, struct tmetric *m);
+/* msprobe's cells from the sums of every element pair. */
+static void sums_to_cells(const struct sums *sp, const struct tensor *t, const struct tensor *g, struct tmetric *m)
+{
+	const struct sums s = *sp;
+	if (s.position_mismatch) {
+		fill_cells(m, "N/A");
+		add_note(m, "The position of inf or nan in NPU and bench Tensor do not match.");
+		return;
+	}
+	if (loaded_dtype(t->dtype) != loaded_dtype(g->dtype))
+		add_note(m, "Dtype of NPU and bench tensor do not match.");
+	cosine_cell(&s, m);
+	set_number(m, TM_EUC, sqrt(s.dd));
+	set_number(m, TM_MAX_ABS, round_decimals(s.max_abs, 12));
+	if (s.rel_nan) {
+		set_cell(m, TM_MAX_REL, "Nan");
+		add_note(m, "Cannot compare by MaxRelativeError, the data contains nan/inf/-inf in dump data.");
+	} else {
+		set_number(m, TM_MAX_REL, round_decimals(s.max_rel, 12));
+	}
+	set_number(m, TM_ONE_THOUSANDTH, round_decimals((double)s.below_1e3 / (double)t->numel, 12));
+	set_number(m, TM_FIVE_THOUSANDTHS, round_decimals((double)s.below_5e3 / (double)t->numel, 12));
+}
 
 static void tensors(const struct tensor *t, const struct tensor *g, struct tmetric *m)
 {
@@ -782,30 +804,6 @@ static void tensors(const struct tensor *t, const struct tensor *g, struct tmetr
 	sums_to_cells(&s, t, g, m);
 }
 
-/* msprobe's cells from the sums of every element pair. */
-static void sums_to_cells(const struct sums *sp, const struct tensor *t, const struct tensor *g, struct tmetric *m)
-{
-	struct sums s = *sp;
-	if (s.position_mismatch) {
-		fill_cells(m, "N/A");
-		add_note(m, "The position of inf or nan in NPU and bench Tensor do not match.");
-		return;
-	}
-	if (loaded_dtype(t->dtype) != loaded_dtype(g->dtype))
-		add_note(m, "Dtype of NPU and bench tensor do not match.");
-	cosine_cell(&s, m);
-	set_number(m, TM_EUC, sqrt(s.dd));
-	set_number(m, TM_MAX_ABS, round_decimals(s.max_abs, 12));
-	if (s.rel_nan) {
-		set_cell(m, TM_MAX_REL, "Nan");
-		add_note(m, "Cannot compare by MaxRelativeError, the data contains nan/inf/-inf in dump data.");
-	} else {
-		set_number(m, TM_MAX_REL, round_decimals(s.max_rel, 12));
-	}
-	set_number(m, TM_ONE_THOUSANDTH, round_decimals((double)s.below_1e3 / (double)t->numel, 12));
-	set_number(m, TM_FIVE_THOUSANDTHS, round_decimals((double)s.below_5e3 / (double)t->numel, 12));
-}
-
 /* What msprobe gets for two identical tensors of a type whose sums cannot overflow a double. */
 static bool identical_shortcut(const struct tensor *t, struct tmetric *m)
 {
@@ -827,9 +825,10 @@ static bool identical_shortcut(const struct tensor *t, struct tmetric *m)
  * compared in one pass over their chunks: hashes, our differences and
  * msprobe's sums and maxima are taken while a chunk is in the cache, so the
  * tensors are read from memory once.  msprobe's sums must add the elements
- * in order (a chain of dependent additions); the rest of the work of a
- * chunk of finite floats is done in the same loop, in the time the chain
- * leaves.  Chunks holding an infinity or a NaN take the element-wise path.
+ * in order; they share one vector register (one dependent addition per
+ * element), and the rest of the work on a chunk of finite floats is done
+ * in the same loop.  Chunks holding an infinity or a NaN take the
+ * element-wise path.
  */
 
 /* What one chunk of finite floats adds to our comparison. */
