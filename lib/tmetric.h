@@ -66,11 +66,13 @@ struct tm_band {
 void tmetric_unsupported(struct tmetric *m, const char *note);
 
 /*
- * For tests: on, float32 and bfloat16 pairs take the plain C loops even
- * where the AVX2 one is there (the two must agree bit for bit).  Call it
- * before any comparison runs; it is not synchronised.
+ * For tests: the widest loops float32 and bfloat16 pairs may take, where
+ * the CPU has them: AVX-512 (BEST), AVX2, or plain C (PLAIN, which also
+ * hashes without AVX2).  All must agree bit for bit.  Call it before any
+ * comparison runs; it is not synchronised.
  */
-void tmetric_portable_kernel(bool on);
+enum tm_kernel { TM_KERNEL_BEST, TM_KERNEL_AVX2, TM_KERNEL_PLAIN };
+void tmetric_kernel(enum tm_kernel k);
 /* Compare target t with golden g (both open); band may be NULL (bitwise). */
 void tmetric_compare(const struct tensor *t, const struct tensor *g, const struct tm_band *band, struct tmetric *m);
 

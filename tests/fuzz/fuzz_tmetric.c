@@ -2,10 +2,10 @@
  * Tensor metrics (lib/tmetric.c), differentially: the input's bytes after
  * a first control byte are split into a target and a golden tensor of the
  * same length, float32 or bfloat16 (bit 0 of the control byte), and
- * compared three ways that must agree bit for bit in every field and
- * cell: the one pass with the vector loop (where the CPU has it), the one
- * pass with the plain C loops, and the element-wise path (the same
- * elements read as a strided view).  Bit 1 makes the golden a copy of the
+ * compared four ways that must agree bit for bit in every field and
+ * cell: the one pass with its widest loop (AVX-512 where the CPU has it),
+ * with its AVX2 loop, with the plain C loops, and the element-wise path
+ * (the same elements read as a strided view).  Bit 1 makes the golden a copy of the
  * target with the input's bytes laid over a part of it (so that long
  * identical prefixes, where the sums catch up later, are reached); the
  * other bits choose where.
@@ -68,18 +68,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	enum dtype d = bf16 ? DT_BFLOAT16 : DT_FLOAT32;
 	struct tensor a = vector1d(d, t, n), b = vector1d(d, g, n), va = a, vb = b;
 	va.contiguous = vb.contiguous = false;
-	struct tmetric fast, plain, elementwise;
+	struct tmetric fast, avx2, plain, elementwise;
 	tmetric_compare(&a, &b, NULL, &fast);
-	tmetric_portable_kernel(true);
+	tmetric_kernel(TM_KERNEL_AVX2);
+	tmetric_compare(&a, &b, NULL, &avx2);
+	tmetric_kernel(TM_KERNEL_PLAIN);
 	tmetric_compare(&a, &b, NULL, &plain);
-	tmetric_portable_kernel(false);
+	tmetric_kernel(TM_KERNEL_BEST);
 	tmetric_compare(&va, &vb, NULL, &elementwise);
-	if (!same_results(&fast, &plain) || !same_results(&fast, &elementwise)) {
-		fprintf(stderr, "fuzz_tmetric: results differ (n=%lld, %s): pass %s/%s ndiff %lld, plain C %s/%s ndiff %lld, "
-				"element-wise %s/%s ndiff %lld\n",
+	if (!same_results(&fast, &avx2) || !same_results(&fast, &plain) || !same_results(&fast, &elementwise)) {
+		fprintf(stderr,
+			"fuzz_tmetric: results differ (n=%lld, %s): pass %s/%s ndiff %lld, AVX2 %s/%s ndiff %lld, "
+			"plain C %s/%s ndiff %lld, element-wise %s/%s ndiff %lld\n",
 			(long long)n, bf16 ? "bfloat16" : "float32", fast.cell[TM_COSINE], fast.cell[TM_EUC],
-			(long long)fast.ndiff, plain.cell[TM_COSINE], plain.cell[TM_EUC], (long long)plain.ndiff,
-			elementwise.cell[TM_COSINE], elementwise.cell[TM_EUC], (long long)elementwise.ndiff);
+			(long long)fast.ndiff, avx2.cell[TM_COSINE], avx2.cell[TM_EUC], (long long)avx2.ndiff,
+			plain.cell[TM_COSINE], plain.cell[TM_EUC], (long long)plain.ndiff, elementwise.cell[TM_COSINE],
+			elementwise.cell[TM_EUC], (long long)elementwise.ndiff);
 		abort();
 	}
 	free(t);
