@@ -24,7 +24,9 @@
  * differences and msprobe's sums come from one pass over each chunk.
  * Memory: a few chunks of 4096 elements and, for the one pass, a block of
  * 65536 elements per side (copied from the file with pread(2) rather than
- * faulted in through the mapping); nothing proportional to the tensors.  Thread safety: tmetric_compare() touches only its arguments.
+ * faulted in through the mapping); nothing proportional to the tensors.
+ * Thread safety: tmetric_compare() touches only its arguments (and reads
+ * the setting of tmetric_kernel()).
  */
 #ifndef PROBE_TMETRIC_H
 #define PROBE_TMETRIC_H
