@@ -15,6 +15,18 @@ for f in n c m; do
 	ext=csv; [ $f = n ] && ext=ndjson
 	if cmp -s $f'1.'$ext $f'2.'$ext && cmp -s $f'1.'$ext $f'5.'$ext; then echo "$f: -j 1, 2 and 5 agree"; else echo "$f: DIFFER"; fi
 done
+# tensor mode: pairs are whole files of work, helpers take them one each
+probe-gendump --mode tensor --layers 6 --micro-batches 2 --fault fc2-weight tz > /dev/null
+probe-flatten tz/target | probe-match tz/golden > tensor.ndjson
+for j in 1 2 5; do
+	probe-metric -j $j tensor.ndjson > t$j.ndjson
+	probe-metric -j $j --csv tensor.ndjson > tc$j.csv
+done
+for f in t tc; do
+	ext=csv; [ $f = t ] && ext=ndjson
+	if cmp -s $f'1.'$ext $f'2.'$ext && cmp -s $f'1.'$ext $f'5.'$ext; then echo "$f: -j 1, 2 and 5 agree"; else echo "$f: DIFFER"; fi
+done
+echo "tensor pairs that differ: $(grep -c '"verdict":"diff"' t1.ndjson)"
 # line 1500 broken: the records before it go out, the error names line 1500
 awk 'NR == 1500 { print "{\"key\":\"x\",\"t\":{\"oops\"" ; next } { print }' pairs.ndjson > bad.ndjson
 probe-metric -j 3 bad.ndjson > out.ndjson; echo "status $?"
