@@ -42,7 +42,7 @@ LIB_A = $(BUILD)/libprobe.a
 TOOL_BIN = $(TOOLS:%=$(BUILD)/bin/%)
 UNIT_SRC = $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BIN = $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
-HEADERS = $(wildcard lib/*.h) tests/unit/tap.h
+HEADERS = $(wildcard lib/*.h) $(wildcard tests/unit/*.h)
 
 DEBIAN_PACKAGES = make gcc libc6-dev pkg-config zlib1g-dev libxxhash-dev libjq-dev libcsv-dev \
 		  libyaml-dev jq time python3 bsdutils gzip mandoc zsh fish parallel \

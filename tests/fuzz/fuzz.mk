@@ -15,7 +15,7 @@ LIB_OBJ = $(LIB_SRC:lib/%.c=$(OUT)/lib/%.o)
 FUZZ_SRC = $(sort $(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_BIN = $(FUZZ_SRC:tests/fuzz/%.c=$(OUT)/bin/%)
 LIB_HEADERS = $(wildcard lib/*.h)
-FUZZ_HEADERS = $(wildcard tests/fuzz/*.h)
+FUZZ_HEADERS = $(wildcard tests/fuzz/*.h) tests/unit/tmetric_ways.h
 
 .PHONY: all
 .SUFFIXES:

@@ -11,16 +11,7 @@
  * other bits choose where.
  */
 #include "fuzz.h"
-#include "../../lib/tmetric.h"
-
-static bool same_results(const struct tmetric *a, const struct tmetric *b)
-{
-	return !memcmp(a->cell, b->cell, sizeof(a->cell)) && !strcmp(a->notes, b->notes) &&
-	       a->comparable == b->comparable && a->same == b->same && a->ndiff == b->ndiff &&
-	       a->first_diff == b->first_diff && !memcmp(&a->max_ulp, &b->max_ulp, sizeof(double)) &&
-	       a->t_hash == b->t_hash && a->g_hash == b->g_hash && !memcmp(&a->max_abs, &b->max_abs, sizeof(double)) &&
-	       a->numel == b->numel && a->nbeyond == b->nbeyond;
-}
+#include "../unit/tmetric_ways.h"
 
 static struct tensor vector1d(enum dtype d, const void *data, int64_t n)
 {
@@ -66,24 +57,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		memcpy(g, body + (size_t)n * esize, (size_t)n * esize);
 	}
 	enum dtype d = bf16 ? DT_BFLOAT16 : DT_FLOAT32;
-	struct tensor a = vector1d(d, t, n), b = vector1d(d, g, n), va = a, vb = b;
-	va.contiguous = vb.contiguous = false;
-	struct tmetric fast, avx2, plain, elementwise;
-	tmetric_compare(&a, &b, NULL, &fast);
-	tmetric_kernel(TM_KERNEL_AVX2);
-	tmetric_compare(&a, &b, NULL, &avx2);
-	tmetric_kernel(TM_KERNEL_PLAIN);
-	tmetric_compare(&a, &b, NULL, &plain);
-	tmetric_kernel(TM_KERNEL_BEST);
-	tmetric_compare(&va, &vb, NULL, &elementwise);
-	if (!same_results(&fast, &avx2) || !same_results(&fast, &plain) || !same_results(&fast, &elementwise)) {
-		fprintf(stderr,
-			"fuzz_tmetric: results differ (n=%lld, %s): pass %s/%s ndiff %lld, AVX2 %s/%s ndiff %lld, "
-			"plain C %s/%s ndiff %lld, element-wise %s/%s ndiff %lld\n",
-			(long long)n, bf16 ? "bfloat16" : "float32", fast.cell[TM_COSINE], fast.cell[TM_EUC],
-			(long long)fast.ndiff, avx2.cell[TM_COSINE], avx2.cell[TM_EUC], (long long)avx2.ndiff,
-			plain.cell[TM_COSINE], plain.cell[TM_EUC], (long long)plain.ndiff, elementwise.cell[TM_COSINE],
-			elementwise.cell[TM_EUC], (long long)elementwise.ndiff);
+	struct tensor a = vector1d(d, t, n), b = vector1d(d, g, n);
+	struct tmetric m[NWAYS];
+	if (!compare_every_way(&a, &b, m)) {
+		fprintf(stderr, "fuzz_tmetric: results differ (n=%lld, %s):", (long long)n, bf16 ? "bfloat16" : "float32");
+		for (int k = 0; k < NWAYS; k++)
+			fprintf(stderr, " %s %s/%s ndiff %lld;", way_names[k], m[k].cell[TM_COSINE], m[k].cell[TM_EUC],
+				(long long)m[k].ndiff);
+		fputc('\n', stderr);
 		abort();
 	}
 	free(t);

@@ -4,7 +4,7 @@
  * 6 and 11.2, marked verified there), and our bitwise comparison.
  */
 #include "tap.h"
-#include "../../lib/tmetric.h"
+#include "tmetric_ways.h"
 
 #include <math.h>
 
@@ -234,15 +234,6 @@ static void fill_pair(float *t, float *g, int64_t n, enum pattern p)
 	}
 }
 
-static bool same_results(const struct tmetric *a, const struct tmetric *b)
-{
-	return !memcmp(a->cell, b->cell, sizeof(a->cell)) && !strcmp(a->notes, b->notes) &&
-	       a->comparable == b->comparable && a->same == b->same && a->ndiff == b->ndiff &&
-	       a->first_diff == b->first_diff && !memcmp(&a->max_ulp, &b->max_ulp, sizeof(double)) &&
-	       a->t_hash == b->t_hash && a->g_hash == b->g_hash && !memcmp(&a->max_abs, &b->max_abs, sizeof(double)) &&
-	       a->numel == b->numel && a->nbeyond == b->nbeyond;
-}
-
 /* The pass (vector and plain C) and the element-wise path (a view read element by element) agree. */
 static void one_pass_agrees(void)
 {
@@ -264,26 +255,15 @@ static void one_pass_agrees(void)
 				enum dtype d = bf16 ? DT_BFLOAT16 : DT_FLOAT32;
 				struct tensor a = mem(d, bf16 ? (void *)t16 : (void *)t, 1, shape);
 				struct tensor b = mem(d, bf16 ? (void *)g16 : (void *)g, 1, shape);
-				struct tensor va = a, vb = b;
-				va.contiguous = vb.contiguous = false; /* same elements, read one by one */
-				struct tmetric fast, avx2, plain, elementwise;
-				tmetric_compare(&a, &b, NULL, &fast);
-				tmetric_kernel(TM_KERNEL_AVX2);
-				tmetric_compare(&a, &b, NULL, &avx2);
-				tmetric_kernel(TM_KERNEL_PLAIN);
-				tmetric_compare(&a, &b, NULL, &plain);
-				tmetric_kernel(TM_KERNEL_BEST);
-				tmetric_compare(&va, &vb, NULL, &elementwise);
+				struct tmetric m[NWAYS];
+				bool agree = compare_every_way(&a, &b, m);
 				cases++;
-				differing += !fast.same;
-				if (!same_results(&fast, &avx2) || !same_results(&fast, &plain) ||
-				    !same_results(&fast, &elementwise)) {
+				differing += !m[WAY_WIDEST].same;
+				if (!agree) {
 					bad++;
-					diag("%s %s n=%lld: pass %s/%s, AVX2 %s/%s, plain C %s/%s, element-wise %s/%s",
-					     bf16 ? "bfloat16" : "float32", pattern_names[p], (long long)n,
-					     fast.cell[TM_COSINE], fast.cell[TM_EUC], avx2.cell[TM_COSINE], avx2.cell[TM_EUC],
-					     plain.cell[TM_COSINE], plain.cell[TM_EUC], elementwise.cell[TM_COSINE],
-					     elementwise.cell[TM_EUC]);
+					for (int k = 0; k < NWAYS; k++)
+						diag("%s %s n=%lld: %s %s/%s", bf16 ? "bfloat16" : "float32", pattern_names[p],
+						     (long long)n, way_names[k], m[k].cell[TM_COSINE], m[k].cell[TM_EUC]);
 				}
 			}
 		}
