@@ -282,10 +282,13 @@ static void put_utf8(struct strbuf *sb, uint32_t cp)
 	strbuf_add(sb, out, n);
 }
 
+/* Four hex digits (scan_string() has checked that they are) as a number. */
 static uint32_t hex4(const char *s)
 {
-	return (uint32_t)(hexval((unsigned char)s[0]) << 12 | hexval((unsigned char)s[1]) << 8 |
-			  hexval((unsigned char)s[2]) << 4 | hexval((unsigned char)s[3]));
+	uint32_t v = 0;
+	for (int i = 0; i < 4; i++)
+		v = v << 4 | ((uint32_t)hexval((unsigned char)s[i]) & 0xF);
+	return v;
 }
 
 /*
@@ -348,16 +351,8 @@ static int decode_escapes(struct json_reader *r, size_t start, size_t stop)
 /* Index of the first byte of b[i..end) that is not plain string text (str_class 0), or end. */
 static size_t plain_string_run(const unsigned char *b, size_t i, size_t end)
 {
-	while (end - i >= 8) {
-		uint64_t w = swar_load((const char *)b + i);
-		uint64_t m = swar_eq(w, '"') | swar_eq(w, '\\') | swar_below_space(w) | (w & SWAR_HIGHS);
-		if (m)
-			return i + swar_first(m);
-		i += 8;
-	}
-	while (i < end && !str_class[b[i]])
-		i++;
-	return i;
+	const char *base = (const char *)b;
+	return (size_t)(swar_plain_run(base + i, base + end) - base);
 }
 
 /* The string starting at buf[pos] (the opening quote). */

@@ -31,25 +31,11 @@ static size_t utf8_len(const unsigned char *s, size_t n)
 	return len;
 }
 
-/* Bytes that can be copied into a JSON string as they are: ASCII but controls, '"' and '\\'. */
-static inline bool plain(unsigned char c)
-{
-	return c >= 0x20 && c < 0x80 && c != '"' && c != '\\';
-}
-
-/* Index of the first byte of s[i..len) that is not plain, or len; eight bytes at a time. */
+/* Index of the first byte of s[i..len) that is not plain (swar_plain_byte), or len. */
 static size_t plain_run(const unsigned char *s, size_t i, size_t len)
 {
-	while (len - i >= 8) {
-		uint64_t w = swar_load((const char *)s + i);
-		uint64_t m = swar_eq(w, '"') | swar_eq(w, '\\') | swar_below_space(w) | (w & SWAR_HIGHS);
-		if (m)
-			return i + swar_first(m);
-		i += 8;
-	}
-	while (i < len && plain(s[i]))
-		i++;
-	return i;
+	const char *base = (const char *)s;
+	return (size_t)(swar_plain_run(base + i, base + len) - base);
 }
 
 void jsonw_string(struct strbuf *out, const char *s, size_t len)

@@ -31,11 +31,17 @@ static const char *string_end(const char *p, const char *end)
 	}
 }
 
-static bool is_word_char(char c)
-{
-	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '-' ||
-	       c == '+' || c == '.';
-}
+/* The bytes of numbers and literals (what is between them and the next separator). */
+static const bool word_char[256] = {
+	['0'] = 1, ['1'] = 1, ['2'] = 1, ['3'] = 1, ['4'] = 1, ['5'] = 1, ['6'] = 1, ['7'] = 1, ['8'] = 1, ['9'] = 1,
+	['a'] = 1, ['b'] = 1, ['c'] = 1, ['d'] = 1, ['e'] = 1, ['f'] = 1, ['g'] = 1, ['h'] = 1, ['i'] = 1, ['j'] = 1,
+	['k'] = 1, ['l'] = 1, ['m'] = 1, ['n'] = 1, ['o'] = 1, ['p'] = 1, ['q'] = 1, ['r'] = 1, ['s'] = 1, ['t'] = 1,
+	['u'] = 1, ['v'] = 1, ['w'] = 1, ['x'] = 1, ['y'] = 1, ['z'] = 1,
+	['A'] = 1, ['B'] = 1, ['C'] = 1, ['D'] = 1, ['E'] = 1, ['F'] = 1, ['G'] = 1, ['H'] = 1, ['I'] = 1, ['J'] = 1,
+	['K'] = 1, ['L'] = 1, ['M'] = 1, ['N'] = 1, ['O'] = 1, ['P'] = 1, ['Q'] = 1, ['R'] = 1, ['S'] = 1, ['T'] = 1,
+	['U'] = 1, ['V'] = 1, ['W'] = 1, ['X'] = 1, ['Y'] = 1, ['Z'] = 1,
+	['-'] = 1, ['+'] = 1, ['.'] = 1,
+};
 
 /* Skip one value at p; sets its span.  Returns the end or NULL (error recorded). */
 static const char *skip_value(struct rs_iter *it, const char *p, struct span *v)
@@ -79,7 +85,7 @@ static const char *skip_value(struct rs_iter *it, const char *p, struct span *v)
 		return fail(it, start, "unclosed array or object"), NULL;
 	}
 	default:
-		while (p < end && is_word_char(*p))
+		while (p < end && word_char[(unsigned char)*p])
 			p++;
 		if (p == start)
 			return fail(it, start, "unexpected character"), NULL;
@@ -430,11 +436,8 @@ bool span_string_valid(const struct span *s)
 	bool valid;
 	if (s->kind != SPAN_STRING)
 		return false;
-	for (size_t i = 1; i + 1 < s->n; i++)
-		if ((unsigned char)s->p[i] >= 0x80 || s->p[i] == '\\')
-			goto decode;
-	return true;
-decode:
+	if (s->n < 2 || swar_find_backslash_or_high(s->p + 1, s->p + s->n - 1) == s->p + s->n - 1)
+		return true;
 	strbuf_init(&sb, s->n);
 	valid = span_string(s, &sb) == 0;
 	strbuf_release(&sb);

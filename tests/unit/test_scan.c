@@ -1,7 +1,7 @@
 /*
  * The word-at-a-time byte searches (swar.h) against plain byte loops, for
- * every byte value at every position of a word, and the scanners and
- * writers built on them: string ends, JSON string escaping, leaf fields.
+ * every byte value at every position of a word or vector, and the scanners
+ * and writers built on them: string ends, JSON string escaping, leaf fields.
  */
 #include "tap.h"
 #include "../../lib/jsonw.h"
@@ -42,9 +42,9 @@ static void check_word_masks(void)
 
 static void check_find(void)
 {
-	char buf[40];
+	char buf[80];
 	int bad = 0;
-	for (int len = 0; len <= 32; len++) {
+	for (int len = 0; len <= 70; len++) {
 		for (int at = 0; at <= len; at++) {
 			for (int which = 0; which < 2; which++) {
 				const char *got, *want;
@@ -59,6 +59,46 @@ static void check_find(void)
 		}
 	}
 	is_int(bad, 0, "swar_find_quote_or_backslash: first hit or the end, never past it");
+}
+
+/*
+ * The searches that stop at a class of bytes, for every byte value at every
+ * position of runs long enough to take the 16-byte, the 8-byte and the byte
+ * paths: the first stop, or the end; never a byte past the end.
+ */
+static bool stops_plain(unsigned char c)
+{
+	return c < 0x20 || c >= 0x80 || c == '"' || c == '\\';
+}
+
+static bool stops_high(unsigned char c)
+{
+	return c >= 0x80 || c == '\\';
+}
+
+static void check_class_searches(void)
+{
+	char buf[48];
+	int bad_plain = 0, bad_high = 0;
+	for (int len = 0; len <= 40; len += 1 + (len > 20) * 6) {
+		for (int at = 0; at <= len; at++) {
+			for (int v = 0; v < 256; v++) {
+				const char *want_plain = buf + len, *want_high = buf + len;
+				memset(buf, 'a', sizeof(buf));
+				if (at < len)
+					buf[at] = (char)v;
+				buf[len] = '\\'; /* past end: must not be seen */
+				if (at < len && stops_plain((unsigned char)v))
+					want_plain = buf + at;
+				if (at < len && stops_high((unsigned char)v))
+					want_high = buf + at;
+				bad_plain += swar_plain_run(buf, buf + len) != want_plain;
+				bad_high += swar_find_backslash_or_high(buf, buf + len) != want_high;
+			}
+		}
+	}
+	is_int(bad_plain, 0, "swar_plain_run: the first byte that is not plain, or the end");
+	is_int(bad_high, 0, "swar_find_backslash_or_high: the first backslash or high byte, or the end");
 }
 
 static void check_string_ends(void)
@@ -166,6 +206,7 @@ int main(void)
 {
 	check_word_masks();
 	check_find();
+	check_class_searches();
 	check_string_ends();
 	check_surrogates();
 	check_escaping();
