@@ -91,8 +91,15 @@ enum field {
 	F_TYPE = F_NFIELDS, F_DATA_NAME, F_OTHER,
 };
 
-static const char *const field_name[F_NFIELDS] = {
-	"dtype", "shape", "max", "min", "mean", "norm", "requires_grad", "md5", "value",
+/* Each field as it starts a member of the record: the comma, the quoted name and the colon. */
+static const struct {
+	const char *text;
+	size_t len;
+} field_member[F_NFIELDS] = {
+#define MEMBER(name) { ",\"" name "\":", sizeof(",\"" name "\":") - 1 }
+	MEMBER("dtype"), MEMBER("shape"), MEMBER("max"), MEMBER("min"), MEMBER("mean"),
+	MEMBER("norm"), MEMBER("requires_grad"), MEMBER("md5"), MEMBER("value"),
+#undef MEMBER
 };
 
 static bool key_is(const struct jnode *m, const char *s, size_t n)
@@ -157,9 +164,7 @@ static void add_members(struct strbuf *out, const struct jnode *obj, struct mark
 	for (int f = 0; f < F_NFIELDS; f++) {
 		if (!field[f])
 			continue;
-		strbuf_addch(out, ',');
-		jsonw_str(out, field_name[f]);
-		strbuf_addch(out, ':');
+		strbuf_add(out, field_member[f].text, field_member[f].len);
 		at = out->len;
 		jsonw_tree(out, field[f]);
 		mark(mk, field_to_leaf[f], at, out);
