@@ -559,8 +559,27 @@ static void zero_d(const struct tensor *t, const struct tensor *g, struct tmetri
 
 /* ---- msprobe: tensors of one or more dimensions ----------------------------- */
 
+/*
+ * msprobe's four sums (np.dot(n, b), n.n and b.b for the norms, (n-b).(n-b)
+ * for EucDist) are taken in LANES lanes: element i of the tensor (row-major)
+ * goes to lane i % LANES, each lane adds its elements in order, and the
+ * lanes are added at the end by sum_total().  numpy leaves these sums to
+ * the BLAS it was built with: reference BLAS adds in element order,
+ * OpenBLAS (numpy's wheels, so msprobe's usual install) in vector lanes
+ * whose number, and whose final order, depend on the CPU's kernel and on
+ * its thread count; two msprobe installs can differ in the last digits of
+ * EucDist for tensors beyond a few elements.  Lanes let the loops work at
+ * memory speed, are at least as accurate as element order, and give the
+ * same sums on every machine.  Chunks (CHUNK) and the vector loops' steps
+ * are multiples of LANES, so each path knows an element's lane from its
+ * index in the chunk.
+ */
+#define LANES 8
+enum { SUM_DOT, SUM_NN, SUM_GG, SUM_DD, NSUMS };
+
 struct sums {
-	double dot, nn, gg, dd, max_abs;
+	double lane[NSUMS][LANES];
+	double max_abs;
 	double max_rel;         /* in the working precision, widened */
 	bool rel_nan;
 	int64_t below_1e3, below_5e3;
@@ -581,6 +600,24 @@ static inline bool zero_nonfinite(double *a, double *b, struct sums *s)
 	return true;
 }
 
+/* One of the sums, its lanes added pairwise: ((l0 + l4) + (l2 + l6)) + ((l1 + l5) + (l3 + l7)). */
+static double sum_total(const struct sums *s, int k)
+{
+	const double *l = s->lane[k];
+	return ((l[0] + l[4]) + (l[2] + l[6])) + ((l[1] + l[5]) + (l[3] + l[7]));
+}
+
+/* Element i of a chunk (chunks start at multiples of LANES) into the sums. */
+static inline void add_to_lanes(struct sums *s, int64_t i, double a, double b)
+{
+	int j = (int)(i & (LANES - 1));
+	double d = a - b;
+	s->lane[SUM_DOT][j] += a * b;
+	s->lane[SUM_NN][j] += a * a;
+	s->lane[SUM_GG][j] += b * b;
+	s->lane[SUM_DD][j] += d * d;
+}
+
 static void accumulate_f32(const float *a32, const float *b32, int64_t n, struct sums *s)
 {
 	const float t1 = 0.001f, t5 = 0.005f;
@@ -589,11 +626,8 @@ static void accumulate_f32(const float *a32, const float *b32, int64_t n, struct
 		float af = a32[i], bf = b32[i];
 		if (zero_nonfinite(&a, &b, s))
 			af = bf = 0;
-		s->dot += a * b;
-		s->nn += a * a;
-		s->gg += b * b;
+		add_to_lanes(s, i, a, b);
 		double d = a - b;
-		s->dd += d * d;
 		if (fabs(d) > s->max_abs)
 			s->max_abs = fabs(d);
 		if (bf == 0) {
@@ -622,26 +656,11 @@ VECTOR_CLONES static bool any_nonfinite_f32(const float *x, int64_t n)
 	return any;
 }
 
-/*
- * The sums of a chunk of finite floats, in element order: four chains of
- * double additions, the products exact (a float times a float fits a
- * double).  The order is what reference BLAS ddot gives numpy, so these are
- * the last bits msprobe gets; it also makes this loop latency-bound.
- */
+/* The sums of a chunk of finite floats, in their lanes (the products are exact: a float times a float fits a double). */
 static void sums_f32(const float *a, const float *b, int64_t n, struct sums *s)
 {
-	double dot = s->dot, nn = s->nn, gg = s->gg, dd = s->dd;
-	for (int64_t i = 0; i < n; i++) {
-		double x = a[i], y = b[i], d = x - y;
-		dot += x * y;
-		nn += x * x;
-		gg += y * y;
-		dd += d * d;
-	}
-	s->dot = dot;
-	s->nn = nn;
-	s->gg = gg;
-	s->dd = dd;
+	for (int64_t i = 0; i < n; i++)
+		add_to_lanes(s, i, a[i], b[i]);
 }
 
 /*
@@ -702,11 +721,8 @@ static void accumulate_f64(const double *a64, const double *b64, int64_t n, stru
 	for (int64_t i = 0; i < n; i++) {
 		double a = a64[i], b = b64[i];
 		zero_nonfinite(&a, &b, s);
-		s->dot += a * b;
-		s->nn += a * a;
-		s->gg += b * b;
+		add_to_lanes(s, i, a, b);
 		double d = a - b;
-		s->dd += d * d;
 		if (fabs(d) > s->max_abs)
 			s->max_abs = fabs(d);
 		double ra = a, rb = b;
@@ -726,7 +742,7 @@ static void accumulate_f64(const double *a64, const double *b64, int64_t n, stru
 
 static void cosine_cell(const struct sums *s, struct tmetric *m)
 {
-	double na = sqrt(s->nn), nb = sqrt(s->gg), cos;
+	double na = sqrt(sum_total(s, SUM_NN)), nb = sqrt(sum_total(s, SUM_GG)), cos;
 	if (na <= DBL_EPSILON && nb <= DBL_EPSILON) {
 		set_cell(m, TM_COSINE, "1.0");
 		return;
@@ -738,7 +754,7 @@ static void cosine_cell(const struct sums *s, struct tmetric *m)
 				    : "Cannot compare by Cosine Similarity, All the data is Zero in Bench dump data.");
 		return;
 	}
-	cos = s->dot / (na * nb);
+	cos = sum_total(s, SUM_DOT) / (na * nb);
 	if (isnan(cos)) {
 		set_cell(m, TM_COSINE, "Nan");
 		add_note(m, "Cannot compare by Cosine Similarity, the dump data has NaN.");
@@ -762,7 +778,7 @@ static void sums_to_cells(const struct sums *sp, const struct tensor *t, const s
 	if (loaded_dtype(t->dtype) != loaded_dtype(g->dtype))
 		add_note(m, "Dtype of NPU and bench tensor do not match.");
 	cosine_cell(&s, m);
-	set_number(m, TM_EUC, sqrt(s.dd));
+	set_number(m, TM_EUC, sqrt(sum_total(&s, SUM_DD)));
 	set_number(m, TM_MAX_ABS, round_decimals(s.max_abs, 12));
 	if (s.rel_nan) {
 		set_cell(m, TM_MAX_REL, "Nan");
@@ -824,11 +840,10 @@ static bool identical_shortcut(const struct tensor *t, struct tmetric *m)
  * Two float32 or bfloat16 tensors of the same shape, both plain bytes, are
  * compared in one pass over their chunks: hashes, our differences and
  * msprobe's sums and maxima are taken while a chunk is in the cache, so the
- * tensors are read from memory once.  msprobe's sums must add the elements
- * in order; they share one vector register (one dependent addition per
- * element), and the rest of the work on a chunk of finite floats is done
- * in the same loop.  Chunks holding an infinity or a NaN take the
- * element-wise path.
+ * tensors are read from memory once.  The sums' lanes are vector
+ * registers (eight elements an addition), and the rest of the work on a
+ * chunk of finite floats is done in the same loop.  Chunks holding an
+ * infinity or a NaN take the element-wise path.
  */
 
 /* What one chunk of finite floats adds to our comparison. */
@@ -902,25 +917,18 @@ static bool finite_pass_c(const unsigned char *pt, const unsigned char *pg, int6
 #include <immintrin.h>
 #define HAVE_AVX2_KERNEL 1
 
-/*
- * The four sums of 4 element pairs held as doubles, added to acc =
- * {dot, nn, gg, dd} one element after the other: each lane is one of
- * msprobe's sums, in element order.
- */
-__attribute__((target("avx2"), always_inline)) static inline __m256d add_four_elements(__m256d acc, __m256d x, __m256d y,
-									 __m256d *max_abs)
+/* 4 element pairs as doubles into lanes [4h, 4h + 4) of the four sums (acc[k] holds a sum's lanes). */
+__attribute__((target("avx2"), always_inline)) static inline void add_four_elements(__m256d acc[NSUMS][2], int h,
+										     __m256d x, __m256d y,
+										     __m256d *max_abs)
 {
 	const __m256d magnitude = _mm256_castsi256_pd(_mm256_set1_epi64x(0x7FFFFFFFFFFFFFFF));
 	__m256d d = _mm256_sub_pd(x, y);
-	__m256d dot = _mm256_mul_pd(x, y), nn = _mm256_mul_pd(x, x), gg = _mm256_mul_pd(y, y), dd = _mm256_mul_pd(d, d);
-	__m256d lo01 = _mm256_unpacklo_pd(dot, nn), hi01 = _mm256_unpackhi_pd(dot, nn); /* elements 0,2 / 1,3 */
-	__m256d lo23 = _mm256_unpacklo_pd(gg, dd), hi23 = _mm256_unpackhi_pd(gg, dd);
-	acc = _mm256_add_pd(acc, _mm256_permute2f128_pd(lo01, lo23, 0x20));
-	acc = _mm256_add_pd(acc, _mm256_permute2f128_pd(hi01, hi23, 0x20));
-	acc = _mm256_add_pd(acc, _mm256_permute2f128_pd(lo01, lo23, 0x31));
-	acc = _mm256_add_pd(acc, _mm256_permute2f128_pd(hi01, hi23, 0x31));
+	acc[SUM_DOT][h] = _mm256_add_pd(acc[SUM_DOT][h], _mm256_mul_pd(x, y));
+	acc[SUM_NN][h] = _mm256_add_pd(acc[SUM_NN][h], _mm256_mul_pd(x, x));
+	acc[SUM_GG][h] = _mm256_add_pd(acc[SUM_GG][h], _mm256_mul_pd(y, y));
+	acc[SUM_DD][h] = _mm256_add_pd(acc[SUM_DD][h], _mm256_mul_pd(d, d));
 	*max_abs = _mm256_max_pd(*max_abs, _mm256_and_pd(d, magnitude));
-	return acc;
 }
 
 /* 8 elements as floats: float32 as they are, bfloat16 widened (its bits are a float's upper half). */
@@ -934,7 +942,7 @@ __attribute__((target("avx2"), always_inline)) static inline __m256 load8(const 
 
 /* A vector loop's results over elements [0, i) of a chunk, its lanes folded. */
 struct folded {
-	double sum[4];       /* dot, nn, gg, dd, each in element order */
+	double lane[NSUMS][LANES]; /* the sums' lanes, elements [0, i) added */
 	double max_abs;
 	float max_rel;
 	int64_t below1, below5, equal;
@@ -951,17 +959,15 @@ static bool finish_chunk(const struct folded *f, const unsigned char *pt, const 
 {
 	const unsigned size = bf16 ? 2 : 4;
 	float tail_t[16], tail_g[16];
-	struct sums tail = { .dot = f->sum[0], .nn = f->sum[1], .gg = f->sum[2], .dd = f->sum[3] };
+	struct sums tail = { 0 };
 	struct pass tail_pass = { 0 };
+	memcpy(tail.lane, f->lane, sizeof(tail.lane));
 	if (f->max_mag >= 0x7F800000u ||
 	    !finite_pass_c(pt + size * i, pg + size * i, n - i, bf16, tail_t, tail_g, &tail, &tail_pass))
 		return false;
 	double max_abs = f->max_abs > tail_pass.max_abs ? f->max_abs : tail_pass.max_abs;
 	float max_rel = f->max_rel > (float)tail.max_rel ? f->max_rel : (float)tail.max_rel;
-	s->dot = tail.dot;
-	s->nn = tail.nn;
-	s->gg = tail.gg;
-	s->dd = tail.dd;
+	memcpy(s->lane, tail.lane, sizeof(s->lane));
 	if (max_abs > s->max_abs)
 		s->max_abs = max_abs;
 	if (max_rel > s->max_rel)
@@ -1006,18 +1012,22 @@ __attribute__((target("avx2"), always_inline)) static inline bool finite_pass_av
 	const __m256 t1 = _mm256_set1_ps(0.001f), t5 = _mm256_set1_ps(0.005f), eps = _mm256_set1_ps(FLT_EPSILON);
 	const __m256i magnitude = _mm256_set1_epi32(0x7FFFFFFF);
 	const unsigned size = bf16 ? 2 : 4;
-	__m256d acc = _mm256_setr_pd(s->dot, s->nn, s->gg, s->dd), max_abs = _mm256_setzero_pd();
+	__m256d acc[NSUMS][2], max_abs = _mm256_setzero_pd();
 	__m256 max_rel = _mm256_setzero_ps();
 	__m256i below1 = _mm256_setzero_si256(), below5 = below1, equal = below1, max_ulp = below1, max_mag = below1;
 	int64_t i = 0;
 
+	for (int k = 0; k < NSUMS; k++) {
+		acc[k][0] = _mm256_loadu_pd(s->lane[k]);
+		acc[k][1] = _mm256_loadu_pd(s->lane[k] + 4);
+	}
 	for (; i + 8 <= n; i += 8) {
 		__m256 af = load8(pt + size * i, bf16), bf = load8(pg + size * i, bf16);
 		/* msprobe: the sums, then the relative error in float32 with eps where the golden is 0 */
-		acc = add_four_elements(acc, _mm256_cvtps_pd(_mm256_castps256_ps128(af)),
-					_mm256_cvtps_pd(_mm256_castps256_ps128(bf)), &max_abs);
-		acc = add_four_elements(acc, _mm256_cvtps_pd(_mm256_extractf128_ps(af, 1)),
-					_mm256_cvtps_pd(_mm256_extractf128_ps(bf, 1)), &max_abs);
+		add_four_elements(acc, 0, _mm256_cvtps_pd(_mm256_castps256_ps128(af)),
+				  _mm256_cvtps_pd(_mm256_castps256_ps128(bf)), &max_abs);
+		add_four_elements(acc, 1, _mm256_cvtps_pd(_mm256_extractf128_ps(af, 1)),
+				  _mm256_cvtps_pd(_mm256_extractf128_ps(bf, 1)), &max_abs);
 		__m256 z = _mm256_and_ps(_mm256_cmp_ps(bf, _mm256_setzero_ps(), _CMP_EQ_OQ), eps);
 		__m256 a2 = _mm256_add_ps(af, z), b2 = _mm256_add_ps(bf, z);
 		__m256 re = _mm256_and_ps(_mm256_div_ps(_mm256_sub_ps(a2, b2), b2), _mm256_castsi256_ps(magnitude));
@@ -1038,7 +1048,10 @@ __attribute__((target("avx2"), always_inline)) static inline bool finite_pass_av
 	double abs4[4];
 	float rel8[8];
 	uint32_t b1[8], b5[8], eq[8], ulp8[8], mag8[8];
-	_mm256_storeu_pd(f.sum, acc);
+	for (int k = 0; k < NSUMS; k++) {
+		_mm256_storeu_pd(f.lane[k], acc[k][0]);
+		_mm256_storeu_pd(f.lane[k] + 4, acc[k][1]);
+	}
 	_mm256_storeu_pd(abs4, max_abs);
 	_mm256_storeu_ps(rel8, max_rel);
 	_mm256_storeu_si256((__m256i *)(void *)b1, below1);
@@ -1052,31 +1065,16 @@ __attribute__((target("avx2"), always_inline)) static inline bool finite_pass_av
 
 #define AVX512_INLINE __attribute__((target("avx2,avx512f"), always_inline)) static inline
 
-/*
- * add_four_elements for 8 pairs in 512-bit registers: the products of 8
- * elements, regrouped into {dot, nn, gg, dd} per element (two elements a
- * register), added to acc one element after the other.
- */
-AVX512_INLINE __m256d add_eight_elements(__m256d acc, __m512d x, __m512d y, __m512d *max_abs)
+/* 8 element pairs as doubles into the 8 lanes of the four sums. */
+AVX512_INLINE void add_eight_elements(__m512d acc[NSUMS], __m512d x, __m512d y, __m512d *max_abs)
 {
-	const __m512i even = _mm512_setr_epi64(0, 1, 8, 9, 2, 3, 10, 11), odd = _mm512_setr_epi64(4, 5, 12, 13, 6, 7, 14, 15);
 	const __m512i magnitude = _mm512_set1_epi64(0x7FFFFFFFFFFFFFFF);
 	__m512d d = _mm512_sub_pd(x, y);
-	__m512d dot = _mm512_mul_pd(x, y), nn = _mm512_mul_pd(x, x), gg = _mm512_mul_pd(y, y), dd = _mm512_mul_pd(d, d);
-	__m512d lo01 = _mm512_unpacklo_pd(dot, nn), hi01 = _mm512_unpackhi_pd(dot, nn); /* elements 0,2,4,6 / 1,3,5,7 */
-	__m512d lo23 = _mm512_unpacklo_pd(gg, dd), hi23 = _mm512_unpackhi_pd(gg, dd);
-	__m512d e02 = _mm512_permutex2var_pd(lo01, even, lo23), e13 = _mm512_permutex2var_pd(hi01, even, hi23);
-	__m512d e46 = _mm512_permutex2var_pd(lo01, odd, lo23), e57 = _mm512_permutex2var_pd(hi01, odd, hi23);
-	acc = _mm256_add_pd(acc, _mm512_castpd512_pd256(e02));
-	acc = _mm256_add_pd(acc, _mm512_castpd512_pd256(e13));
-	acc = _mm256_add_pd(acc, _mm512_extractf64x4_pd(e02, 1));
-	acc = _mm256_add_pd(acc, _mm512_extractf64x4_pd(e13, 1));
-	acc = _mm256_add_pd(acc, _mm512_castpd512_pd256(e46));
-	acc = _mm256_add_pd(acc, _mm512_castpd512_pd256(e57));
-	acc = _mm256_add_pd(acc, _mm512_extractf64x4_pd(e46, 1));
-	acc = _mm256_add_pd(acc, _mm512_extractf64x4_pd(e57, 1));
+	acc[SUM_DOT] = _mm512_add_pd(acc[SUM_DOT], _mm512_mul_pd(x, y));
+	acc[SUM_NN] = _mm512_add_pd(acc[SUM_NN], _mm512_mul_pd(x, x));
+	acc[SUM_GG] = _mm512_add_pd(acc[SUM_GG], _mm512_mul_pd(y, y));
+	acc[SUM_DD] = _mm512_add_pd(acc[SUM_DD], _mm512_mul_pd(d, d));
 	*max_abs = _mm512_max_pd(*max_abs, _mm512_castsi512_pd(_mm512_and_si512(_mm512_castpd_si512(d), magnitude)));
-	return acc;
 }
 
 /* 16 elements as floats. */
@@ -1105,17 +1103,18 @@ AVX512_INLINE bool finite_pass_avx512(const unsigned char *pt, const unsigned ch
 	const __m512 t1 = _mm512_set1_ps(0.001f), t5 = _mm512_set1_ps(0.005f), eps = _mm512_set1_ps(FLT_EPSILON);
 	const __m512i magnitude = _mm512_set1_epi32(0x7FFFFFFF), one = _mm512_set1_epi32(1);
 	const unsigned size = bf16 ? 2 : 4;
-	__m256d acc = _mm256_setr_pd(s->dot, s->nn, s->gg, s->dd);
-	__m512d max_abs = _mm512_setzero_pd();
+	__m512d acc[NSUMS], max_abs = _mm512_setzero_pd();
 	__m512 max_rel = _mm512_setzero_ps();
 	__m512i below1 = _mm512_setzero_si512(), below5 = below1, equal = below1, max_ulp = below1, max_mag = below1;
 	int64_t i = 0;
 
+	for (int k = 0; k < NSUMS; k++)
+		acc[k] = _mm512_loadu_pd(s->lane[k]);
 	for (; i + 16 <= n; i += 16) {
 		__m512 af = load16(pt + size * i, bf16), bf = load16(pg + size * i, bf16);
-		acc = add_eight_elements(acc, _mm512_cvtps_pd(_mm512_castps512_ps256(af)),
-					 _mm512_cvtps_pd(_mm512_castps512_ps256(bf)), &max_abs);
-		acc = add_eight_elements(acc, upper8(af), upper8(bf), &max_abs);
+		add_eight_elements(acc, _mm512_cvtps_pd(_mm512_castps512_ps256(af)),
+				   _mm512_cvtps_pd(_mm512_castps512_ps256(bf)), &max_abs);
+		add_eight_elements(acc, upper8(af), upper8(bf), &max_abs);
 		__m512 z = _mm512_maskz_mov_ps(_mm512_cmp_ps_mask(bf, _mm512_setzero_ps(), _CMP_EQ_OQ), eps);
 		__m512 a2 = _mm512_add_ps(af, z), b2 = _mm512_add_ps(bf, z);
 		__m512 q = _mm512_div_ps(_mm512_sub_ps(a2, b2), b2);
@@ -1137,7 +1136,8 @@ AVX512_INLINE bool finite_pass_avx512(const unsigned char *pt, const unsigned ch
 	double abs8[8];
 	float rel16[16];
 	uint32_t b1[16], b5[16], eq[16], ulp16[16], mag16[16];
-	_mm256_storeu_pd(f.sum, acc);
+	for (int k = 0; k < NSUMS; k++)
+		_mm512_storeu_pd(f.lane[k], acc[k]);
 	_mm512_storeu_pd(abs8, max_abs);
 	_mm512_storeu_ps(rel16, max_rel);
 	_mm512_storeu_si512(b1, below1);

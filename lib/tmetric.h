@@ -6,10 +6,14 @@
  * msprobe's order (empty, shape, 0-d, nan/inf positions, dtype), the
  * relative-error array in the working precision msprobe gets from numpy
  * (float32 for 16- and 32-bit floats, float64 for float64, integers, bool
- * and complex; float32 for 0-d values), eps where the golden is 0, sums in
- * element order as reference BLAS adds them, rounding to 12 decimals (and
- * 6 for a Cosine above 0.9999), and the "unsupported" / "shape unmatched"
- * / "N/A" / "Nan" fills.  The cells are the texts msprobe's CSV shows.
+ * and complex; float32 for 0-d values), eps where the golden is 0, rounding
+ * to 12 decimals (and 6 for a Cosine above 0.9999), and the "unsupported" /
+ * "shape unmatched" / "N/A" / "Nan" fills.  The cells are the texts
+ * msprobe's CSV shows.  The one thing msprobe leaves to its machine, the
+ * order of the additions in its sums (numpy hands them to its BLAS), is
+ * ours: 8 lanes added pairwise (tmetric.c, LANES), so the last digits of
+ * EucDist for tensors of more than a few elements can differ from a given
+ * msprobe install's, as two installs differ from each other.
  *
  * Ours, for the bitwise verdict: whether the tensors are the same bytes
  * (same dtype and shape, element by element in row-major order), how many

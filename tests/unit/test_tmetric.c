@@ -277,10 +277,63 @@ static void one_pass_agrees(void)
 	free(g16);
 }
 
+/*
+ * The order of msprobe's sums (tmetric.c, LANES): element i in lane i % 8,
+ * lanes added as ((l0 + l4) + (l2 + l6)) + ((l1 + l5) + (l3 + l7)).  The
+ * expected EucDist texts were worked out in Python (IEEE doubles) from that
+ * description; element order would give the "else" texts.
+ */
+static void sums_in_lanes(void)
+{
+	{
+		/* 16 values whose squares round differently in element order, in lanes, and in other trees */
+		static const float d[16] = { -14.104827880859375f, -28918944.0f, 281.2506408691406f, -1074923.5f,
+					     2787.0615234375f, 215685.25f, -4.390296936035156f, 30259.740234375f,
+					     29284.84765625f, -16032.6513671875f, 179553.78125f, -585.314208984375f,
+					     8.37536334991455f, 66.9301528930664f, 3508.439208984375f,
+					     -0.16571587324142456f };
+		float zero[16] = { 0 };
+		double d64[16], zero64[16] = { 0 };
+		int64_t shape[] = { 16 };
+		struct tmetric m[NWAYS], m64;
+		struct tensor a = mem(DT_FLOAT32, d, 1, shape), b = mem(DT_FLOAT32, zero, 1, shape);
+		bool agree = compare_every_way(&a, &b, m);
+		ok(agree, "16 float32 values: every way agrees");
+		is_str(m[WAY_WIDEST].cell[TM_EUC], "28940310.86731496", "EucDist in lanes (element order: 28940310.867314957)");
+		for (int i = 0; i < 16; i++)
+			d64[i] = d[i];
+		a = mem(DT_FLOAT64, d64, 1, shape);
+		b = mem(DT_FLOAT64, zero64, 1, shape);
+		tmetric_compare(&a, &b, NULL, &m64);
+		is_str(m64.cell[TM_EUC], "28940310.86731496", "the same values as float64: the same lanes");
+	}
+	{
+		/* 2^27 then 511 ones: element order loses every one (2^54 + 1 rounds back), the lanes keep 448 */
+		enum { N = 512 };
+		static float t[N], g[N];
+		static uint16_t t16[N], g16[N];
+		int64_t shape[] = { N };
+		struct tmetric m[NWAYS];
+		for (int i = 0; i < N; i++) {
+			t[i] = i ? 1.0f : 134217728.0f;
+			t16[i] = dtype_float_to_bf16(t[i]);
+			g16[i] = dtype_float_to_bf16(g[i]);
+		}
+		struct tensor a = mem(DT_FLOAT32, t, 1, shape), b = mem(DT_FLOAT32, g, 1, shape);
+		ok(compare_every_way(&a, &b, m), "2^27 and ones, float32: every way agrees");
+		is_str(m[WAY_WIDEST].cell[TM_EUC], "134217728.00000167", "float32: EucDist in lanes (element order: 134217728.0)");
+		a = mem(DT_BFLOAT16, t16, 1, shape);
+		b = mem(DT_BFLOAT16, g16, 1, shape);
+		ok(compare_every_way(&a, &b, m), "2^27 and ones, bfloat16: every way agrees");
+		is_str(m[WAY_WIDEST].cell[TM_EUC], "134217728.00000167", "bfloat16: the same");
+	}
+}
+
 int main(void)
 {
 	msprobe_examples();
 	ulps_and_bands();
 	one_pass_agrees();
+	sums_in_lanes();
 	return done_testing();
 }
