@@ -184,6 +184,36 @@ void ms_dtype_cell(const struct leafrec *r, struct strbuf *out)
 	}
 }
 
+/*
+ * str() of a shape that is a JSON array of plain whole numbers ([32,64,56,56]
+ * -> "[32, 64, 56, 56]", [] -> "[]") without building its value; false,
+ * leaving out as it was, for anything else (the general path decides).
+ */
+static bool plain_shape(const struct span *s, struct strbuf *out)
+{
+	const char *p = s->p, *end = s->p + s->n;
+	size_t start = out->len;
+	if (s->kind != SPAN_ARRAY || s->n < 2 || p[0] != '[' || end[-1] != ']')
+		return false;
+	strbuf_addch(out, '[');
+	for (p++; p < end - 1;) {
+		const char *q = p;
+		while (q < end - 1 && *q >= '0' && *q <= '9')
+			q++;
+		/* digits, no leading zero but "0", then ',' or the end */
+		if (q == p || (*p == '0' && q - p > 1) || (q < end - 1 && *q != ',') || (*q == ',' && q + 1 == end - 1)) {
+			strbuf_setlen(out, start);
+			return false;
+		}
+		if (out->len > start + 1)
+			strbuf_add(out, ", ", 2);
+		strbuf_add(out, p, (size_t)(q - p));
+		p = *q == ',' ? q + 1 : q;
+	}
+	strbuf_addch(out, ']');
+	return true;
+}
+
 int msleaf_from_record(struct msleaf *m, const struct leafrec *r, struct arena *a, const char **why)
 {
 	struct strbuf sb = STRBUF_INIT;
@@ -240,6 +270,9 @@ int msleaf_from_record(struct msleaf *m, const struct leafrec *r, struct arena *
 	case MS_TENSOR:
 		if (r->f[LF_SHAPE].kind == SPAN_NONE) {
 			m->shape = "None";
+		} else if (plain_shape(&r->f[LF_SHAPE], &sb)) {
+			m->shape = arena_str(a, &sb);
+			strbuf_reset(&sb);
 		} else {
 			struct pyval *shape = field_value(r, LF_SHAPE, 0, a);
 			if (!shape) {
