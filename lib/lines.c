@@ -80,6 +80,8 @@ static int fill(struct line_reader *lr)
 int line_reader_next(struct line_reader *lr, const char **line, size_t *len)
 {
 	size_t scanned = lr->start;
+	*line = NULL;
+	*len = 0;
 	for (;;) {
 		char *nl = memchr(lr->buf + scanned, '\n', lr->end - scanned);
 		if (nl) {

@@ -29,7 +29,7 @@ struct line_reader {
 
 /* path "-" is stdin.  Returns 0, or -1 with the reason in lr->err. */
 int line_reader_open(struct line_reader *lr, const char *path);
-/* 1: a line; 0: the end; -1: error (lr->err). */
+/* 1: a line in *line and *len; 0: the end; -1: error (lr->err).  Otherwise than 1, *line is NULL and *len 0. */
 int line_reader_next(struct line_reader *lr, const char **line, size_t *len);
 void line_reader_close(struct line_reader *lr);
 

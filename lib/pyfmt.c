@@ -127,7 +127,7 @@ int pyfmt_shortest(double x, char digits[32])
 
 void pyfmt_double(struct strbuf *out, double x)
 {
-	char d[32];
+	char d[32] = "";
 	int e; /* x = 0.d1d2... * 10^e */
 	size_t n;
 
