@@ -23,10 +23,12 @@ WARNINGS = -Wall -Wextra -Wshadow -Wpointer-arith -Wstrict-prototypes -Wmissing-
 ifeq ($(DEVELOPER),1)
 WARNINGS += -Werror
 endif
+CC_IS_GCC := $(shell $(CC) -v 2>&1 | grep -c '^gcc version')
+
 # Link-time optimisation where the compiler is GCC: the record scanners' small
 # functions are called across files millions of times a run.  LTO= turns it
 # off; gcc-ar keeps the archive's index of LTO objects.
-ifeq ($(shell $(CC) -v 2>&1 | grep -c '^gcc version'),1)
+ifeq ($(CC_IS_GCC),1)
 LTO ?= -flto=auto
 endif
 ifneq ($(strip $(LTO)),)
@@ -64,7 +66,9 @@ DEBIAN_PACKAGES = make gcc libc6-dev pkg-config zlib1g-dev libxxhash-dev libjq-d
 all: $(TOOL_BIN)
 
 # The tensor loops are worth vectorising even where GCC's -O2 cost model says no.
+ifeq ($(CC_IS_GCC),1)
 $(BUILD)/lib/tmetric.o $(BUILD)/lib/tensor.o: ALL_CFLAGS += -fvect-cost-model=dynamic
+endif
 
 $(BUILD)/%.o: %.c $(HEADERS)
 	@mkdir -p $(dir $@)
