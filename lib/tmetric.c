@@ -575,6 +575,7 @@ static void zero_d(const struct tensor *t, const struct tensor *g, struct tmetri
  * index in the chunk.
  */
 #define LANES 8
+_Static_assert(LANES == 8, "sum_total() and the vector loops (a 512-bit or two 256-bit registers a sum) hold 8 lanes");
 enum { SUM_DOT, SUM_NN, SUM_GG, SUM_DD, NSUMS };
 
 struct sums {
