@@ -109,6 +109,7 @@ struct matcher {
 	uint32_t golden_occ_group;
 	struct tgroup cur;
 	uint64_t gen;
+	uint32_t hint;        /* the leaf after the last one found: golden dumps mostly follow the target's order */
 	int64_t *target_ranks; /* ranks seen, in order, for by-position pairing */
 	size_t ntarget_ranks, target_ranks_alloc;
 	struct strbuf scratch, scratch2;
@@ -983,6 +984,23 @@ static uint32_t lookup(const struct matcher *m, const char *key, size_t len, uin
 }
 
 /*
+ * lookup(), trying first the leaf after the previous hit: the two dumps of a
+ * comparison list their leaves mostly in the same order, and that leaf is
+ * then in the cache already, where the table and a leaf found through it
+ * are not.  Only a leaf that lookup() itself would return is taken: the
+ * first of its key in the group (a repeat is never first).
+ */
+static uint32_t lookup_hinted(const struct matcher *m, const char *key, size_t len, uint32_t group)
+{
+	if (m->hint < m->nleaves) {
+		const struct gleaf *g = &m->leaves[m->hint];
+		if (!g->dup && g->group == group && g->mkey_len == len && !memcmp(g->mkey, key, len))
+			return m->hint;
+	}
+	return lookup(m, key, len, group);
+}
+
+/*
  * Under the lock: the golden leaves with the target's key (m->scratch) into
  * m->hits, marked taken.  While the key's group is still loading, a miss
  * waits for more leaves.  Returns the number of hits, or -1 (reason in err).
@@ -992,12 +1010,14 @@ static ssize_t take_hits(struct matcher *m, int64_t tseq, struct strbuf *err)
 	uint32_t group = m->cur.golden, idx;
 	size_t n = 0;
 	for (;;) {
-		idx = lookup(m, m->scratch.buf, m->scratch.len, group);
+		idx = lookup_hinted(m, m->scratch.buf, m->scratch.len, group);
 		if (idx != NO_LEAF || m->groups[group].complete)
 			break;
 		if (wait_for_loader(m, err) < 0)
 			return MATCH_GOLDEN_FAILED;
 	}
+	if (idx != NO_LEAF)
+		m->hint = idx + 1;
 	for (; idx != NO_LEAF; idx = m->leaves[idx].dup_next) {
 		struct gleaf *g = &m->leaves[idx];
 		if (g->matched_gen != m->cur.gen) {
