@@ -61,9 +61,14 @@ void *arena_alloc(struct arena *a, size_t size)
 	return alloc_aligned(a, size, ARENA_ALIGN);
 }
 
+char *arena_alloc_text(struct arena *a, size_t size)
+{
+	return alloc_aligned(a, size, 1);
+}
+
 char *arena_memdupz(struct arena *a, const void *data, size_t len)
 {
-	char *p = alloc_aligned(a, st_add(len, 1), 1); /* text: no alignment to pad for */
+	char *p = arena_alloc_text(a, st_add(len, 1)); /* text: no alignment to pad for */
 	if (len)
 		memcpy(p, data, len);
 	p[len] = '\0';

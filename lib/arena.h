@@ -35,6 +35,8 @@ struct arena {
 
 /* Memory aligned for any scalar type; size may be 0. */
 void *arena_alloc(struct arena *a, size_t size);
+/* size bytes for text: no alignment, so nothing is padded between texts. */
+char *arena_alloc_text(struct arena *a, size_t size);
 /* Copy of data[0..len) followed by a NUL. */
 char *arena_memdupz(struct arena *a, const void *data, size_t len);
 void arena_reset(struct arena *a);

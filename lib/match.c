@@ -22,8 +22,12 @@
  * every record of its group repeats ({"rank":R,"step":S,"seq": and
  * ,"task":...,"dump":...}), when it has them: a third less memory, and
  * memory is what loading the golden side costs most (the kernel zeroes
- * every new page).  The compare key, and the match key when it is the same
- * text, are read from inside the record.
+ * every new page).  Two more parts are left out when the rest of the text
+ * gives them back: the "entry" value when it starts the "name" value (the
+ * kept text then has "entry": followed by ,"name":), and the whole "key"
+ * member when it repeats the name (key_off then points at the name).  The
+ * compare key, and the match key when it is the same text, are read from
+ * inside the kept text.
  */
 struct gleaf {
 	const char *text;     /* the record without the group's head/tail (store) */
@@ -32,9 +36,11 @@ struct gleaf {
 	uint32_t text_len, mkey_len;
 	uint32_t key_off, key_len; /* the compare key as JSON text: text + key_off */
 	bool has_head, has_tail;
+	uint16_t entry_len;   /* entry left out: its value is the name's first entry_len bytes and '"' (else 0) */
 	uint32_t group;
 	uint32_t dup_next;    /* next golden leaf with the same group and key */
 	bool dup;             /* not the first with its key: reached through dup_next only */
+	bool key_left_out;    /* ,"key":<the name> goes right after the name (at key_off + key_len) */
 	uint64_t hash;
 	uint64_t matched_gen; /* the pairing that took it last */
 	int64_t matched_tseq; /* the target seq that took it in that pairing */
@@ -465,6 +471,57 @@ static bool repeats(const char **part, uint32_t *part_len, const char *p, size_t
 	return *part_len == n && !memcmp(*part, p, n);
 }
 
+/* Whether the member `name` with value v follows p at once: p is ,"name": then v. */
+static bool member_at(const char *p, const char *name, size_t name_len, const struct span *v)
+{
+	return v->kind == SPAN_STRING && v->p == p + name_len && !memcmp(p, name, name_len);
+}
+
+/*
+ * Keep text[0..len) (a record without its group's head and tail; the spans
+ * of rp point into it) in the store, without the entry value and the key
+ * member when the name gives them back (see struct gleaf).
+ */
+static void keep_without_repeats(struct matcher *m, struct gleaf *g, const char *text, size_t len,
+				 const struct leafrec *rp)
+{
+	const struct span *seq = &rp->f[LF_SEQ], *e = &rp->f[LF_ENTRY], *n = &rp->f[LF_NAME], *k = &rp->f[LF_KEY];
+	const char *end = text + len;
+	/* the entry first after the seq (so that its place is found again), then the name, its prefix */
+	bool entry_out = g->has_head && seq->p == text && member_at(seq->p + seq->n, ",\"entry\":", 9, e) &&
+			 member_at(e->p + e->n, ",\"name\":", 8, n) && n->n >= e->n && e->n - 1 <= UINT16_MAX &&
+			 !memcmp(e->p, n->p, e->n - 1);
+	bool key_out = member_at(n->p + n->n, ",\"key\":", 7, k) && k->n == n->n && !memcmp(k->p, n->p, n->n) &&
+		       k->p + k->n <= end;
+	size_t cut_e = entry_out ? e->n : 0, cut_k = key_out ? 7 + k->n : 0;
+	char *kept = arena_alloc_text(&m->store, len - cut_e - cut_k + 1), *w = kept;
+	const char *r = text;
+	if (entry_out) {
+		memcpy(w, r, (size_t)(e->p - r));
+		w += e->p - r;
+		r = e->p + e->n;
+	}
+	if (key_out) {
+		memcpy(w, r, (size_t)(n->p + n->n - r));
+		w += n->p + n->n - r;
+		r = k->p + k->n;
+	}
+	memcpy(w, r, (size_t)(end - r));
+	w += end - r;
+	*w = '\0';
+	g->text = kept;
+	g->text_len = (uint32_t)(w - kept);
+	g->entry_len = entry_out ? (uint16_t)(e->n - 1) : 0;
+	g->key_left_out = key_out;
+	if (key_out) {
+		g->key_off = (uint32_t)(n->p - text - cut_e);
+		g->key_len = (uint32_t)n->n;
+	} else {
+		g->key_off = (uint32_t)(k->p - text - (k->p > e->p ? cut_e : 0) - (k->p > n->p ? cut_k : 0));
+		g->key_len = (uint32_t)k->n;
+	}
+}
+
 /* Store a golden record's text, without the head and tail its group repeats. */
 static void keep_text(struct matcher *m, struct gleaf *g, const char *text, size_t len, const struct leafrec *rp)
 {
@@ -488,18 +545,32 @@ static void keep_text(struct matcher *m, struct gleaf *g, const char *text, size
 		head = 0; /* the key must lie in what is kept */
 	g->has_head = head > 0;
 	g->has_tail = tail > 0;
-	g->text = store(m, text + head, len - head - tail);
-	g->text_len = (uint32_t)(len - head - tail);
-	g->key_off = (uint32_t)(rp->f[LF_KEY].p - text - head);
-	g->key_len = (uint32_t)rp->f[LF_KEY].n;
+	keep_without_repeats(m, g, text + head, len - head - tail, rp);
 }
 
 /* A golden record's text, whole; gr: its group (the parts are set once and never move). */
 static void add_golden_text(struct strbuf *out, const struct gleaf *g, const struct ggroup *gr)
 {
+	const char *t = g->text;
+	size_t at = 0;
 	if (g->has_head)
 		strbuf_add(out, gr->head, gr->head_len);
-	strbuf_add(out, g->text, g->text_len);
+	if (g->entry_len) {
+		/* the kept text: <seq>,"entry":,"name":"<name>"... */
+		size_t e = (size_t)((const char *)memchr(t, ',', g->text_len) - t) + 9;
+		strbuf_add(out, t, e);
+		strbuf_add(out, t + e + 8, g->entry_len);
+		strbuf_addch(out, '"');
+		at = e;
+	}
+	if (g->key_left_out) {
+		size_t k = g->key_off + g->key_len;
+		strbuf_add(out, t + at, k - at);
+		strbuf_add(out, ",\"key\":", 7);
+		strbuf_add(out, t + g->key_off, g->key_len);
+		at = k;
+	}
+	strbuf_add(out, t + at, g->text_len - at);
 	if (g->has_tail)
 		strbuf_add(out, gr->tail, gr->tail_len);
 }
