@@ -477,6 +477,13 @@ static bool member_at(const char *p, const char *name, size_t name_len, const st
 	return v->kind == SPAN_STRING && v->p == p + name_len && !memcmp(p, name, name_len);
 }
 
+/* text[from..to) copied to w; returns just past the copy. */
+static char *put(char *w, const char *from, const char *to)
+{
+	memcpy(w, from, (size_t)(to - from));
+	return w + (to - from);
+}
+
 /*
  * Keep text[0..len) (a record without its group's head and tail; the spans
  * of rp point into it) in the store, without the entry value and the key
@@ -496,18 +503,15 @@ static void keep_without_repeats(struct matcher *m, struct gleaf *g, const char 
 	size_t cut_e = entry_out ? e->n : 0, cut_k = key_out ? 7 + k->n : 0;
 	char *kept = arena_alloc_text(&m->store, len - cut_e - cut_k + 1), *w = kept;
 	const char *r = text;
-	if (entry_out) {
-		memcpy(w, r, (size_t)(e->p - r));
-		w += e->p - r;
+	if (entry_out) { /* up to the entry value, then on after it */
+		w = put(w, r, e->p);
 		r = e->p + e->n;
 	}
-	if (key_out) {
-		memcpy(w, r, (size_t)(n->p + n->n - r));
-		w += n->p + n->n - r;
+	if (key_out) { /* up to the end of the name, then on after the key member */
+		w = put(w, r, n->p + n->n);
 		r = k->p + k->n;
 	}
-	memcpy(w, r, (size_t)(end - r));
-	w += end - r;
+	w = put(w, r, end);
 	*w = '\0';
 	g->text = kept;
 	g->text_len = (uint32_t)(w - kept);
@@ -517,7 +521,7 @@ static void keep_without_repeats(struct matcher *m, struct gleaf *g, const char 
 		g->key_off = (uint32_t)(n->p - text - cut_e);
 		g->key_len = (uint32_t)n->n;
 	} else {
-		g->key_off = (uint32_t)(k->p - text - (k->p > e->p ? cut_e : 0) - (k->p > n->p ? cut_k : 0));
+		g->key_off = (uint32_t)(k->p - text - (k->p > e->p ? cut_e : 0));
 		g->key_len = (uint32_t)k->n;
 	}
 }

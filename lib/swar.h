@@ -52,95 +52,96 @@ static inline unsigned swar_first(uint64_t mask)
 #endif
 }
 
+/*
+ * The searches below share one shape: 16 bytes a step with SSE2 (VEC gives
+ * bit i for byte i), then 8 (WORD gives the high bit of each byte), then
+ * byte by byte (STOPS); each stops at the first byte of its class, or end.
+ */
 #ifdef SWAR_SSE2
-/* Bit i set when byte i of the 16 at p is c1 or c2. */
-static inline unsigned sse2_eq2(const char *p, char c1, char c2)
-{
-	__m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
-	return (unsigned)_mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8(c1)),
-							_mm_cmpeq_epi8(v, _mm_set1_epi8(c2))));
-}
+#define SWAR_VEC_STEPS(VEC)                                                            \
+	while (end - p >= 16) {                                                        \
+		unsigned vm = VEC(_mm_loadu_si128((const __m128i *)(const void *)p)); \
+		if (vm)                                                                \
+			return p + __builtin_ctz(vm);                                  \
+		p += 16;                                                               \
+	}
+#else
+#define SWAR_VEC_STEPS(VEC)
 #endif
+#define SWAR_SEARCH(name, VEC, WORD, STOPS)                               \
+	static inline const char *name(const char *p, const char *end)   \
+	{                                                                 \
+		SWAR_VEC_STEPS(VEC)                                       \
+		while (end - p >= 8) {                                    \
+			uint64_t wm = WORD(swar_load(p));                 \
+			if (wm)                                           \
+				return p + swar_first(wm);                \
+			p += 8;                                           \
+		}                                                         \
+		while (p < end && !STOPS((unsigned char)*p))              \
+			p++;                                              \
+		return p;                                                 \
+	}
 
-/* First '"' or '\\' in [p, end), or end. */
-static inline const char *swar_find_quote_or_backslash(const char *p, const char *end)
-{
+/* '"' or '\\' */
 #ifdef SWAR_SSE2
-	while (end - p >= 16) {
-		unsigned m = sse2_eq2(p, '"', '\\');
-		if (m)
-			return p + __builtin_ctz(m);
-		p += 16;
-	}
-#endif
-	while (end - p >= 8) {
-		uint64_t w = swar_load(p);
-		uint64_t m = swar_eq(w, '"') | swar_eq(w, '\\');
-		if (m)
-			return p + swar_first(m);
-		p += 8;
-	}
-	while (p < end && *p != '"' && *p != '\\')
-		p++;
-	return p;
+static inline unsigned vec_quote_or_backslash(__m128i v)
+{
+	return (unsigned)_mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')),
+							_mm_cmpeq_epi8(v, _mm_set1_epi8('\\'))));
 }
+#endif
+static inline uint64_t word_quote_or_backslash(uint64_t w)
+{
+	return swar_eq(w, '"') | swar_eq(w, '\\');
+}
+static inline int is_quote_or_backslash(unsigned char c)
+{
+	return c == '"' || c == '\\';
+}
+/* First '"' or '\\' in [p, end), or end. */
+SWAR_SEARCH(swar_find_quote_or_backslash, vec_quote_or_backslash, word_quote_or_backslash, is_quote_or_backslash)
 
 /* Whether c can stand in a JSON string as it is: ASCII but the controls, '"' and '\\'. */
 static inline int swar_plain_byte(unsigned char c)
 {
 	return c >= 0x20 && c < 0x80 && c != '"' && c != '\\';
 }
-
+#ifdef SWAR_SSE2
+static inline unsigned vec_not_plain(__m128i v)
+{
+	/* signed: bytes from 0x80 up are negative, so "below 0x20" takes them too */
+	return (unsigned)_mm_movemask_epi8(_mm_or_si128(_mm_cmplt_epi8(v, _mm_set1_epi8(0x20)),
+							_mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')),
+								     _mm_cmpeq_epi8(v, _mm_set1_epi8('\\')))));
+}
+#endif
+static inline uint64_t word_not_plain(uint64_t w)
+{
+	return swar_eq(w, '"') | swar_eq(w, '\\') | swar_below_space(w) | (w & SWAR_HIGHS);
+}
+static inline int is_not_plain(unsigned char c)
+{
+	return !swar_plain_byte(c);
+}
 /* First byte of [p, end) that is not plain string text (see swar_plain_byte), or end. */
-static inline const char *swar_plain_run(const char *p, const char *end)
-{
-#ifdef SWAR_SSE2
-	while (end - p >= 16) {
-		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
-		/* signed: bytes from 0x80 up are negative, so "below 0x20" takes them too */
-		__m128i odd = _mm_or_si128(_mm_cmplt_epi8(v, _mm_set1_epi8(0x20)),
-					   _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')),
-							_mm_cmpeq_epi8(v, _mm_set1_epi8('\\'))));
-		unsigned m = (unsigned)_mm_movemask_epi8(odd);
-		if (m)
-			return p + __builtin_ctz(m);
-		p += 16;
-	}
-#endif
-	while (end - p >= 8) {
-		uint64_t w = swar_load(p);
-		uint64_t m = swar_eq(w, '"') | swar_eq(w, '\\') | swar_below_space(w) | (w & SWAR_HIGHS);
-		if (m)
-			return p + swar_first(m);
-		p += 8;
-	}
-	while (p < end && swar_plain_byte((unsigned char)*p))
-		p++;
-	return p;
-}
+SWAR_SEARCH(swar_plain_run, vec_not_plain, word_not_plain, is_not_plain)
 
-/* First '\\' or byte from 0x80 up in [p, end), or end: where a string needs more than copying. */
-static inline const char *swar_find_backslash_or_high(const char *p, const char *end)
-{
 #ifdef SWAR_SSE2
-	while (end - p >= 16) {
-		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
-		unsigned m = (unsigned)_mm_movemask_epi8(_mm_or_si128(v, _mm_cmpeq_epi8(v, _mm_set1_epi8('\\'))));
-		if (m)
-			return p + __builtin_ctz(m);
-		p += 16;
-	}
-#endif
-	while (end - p >= 8) {
-		uint64_t w = swar_load(p);
-		uint64_t m = swar_eq(w, '\\') | (w & SWAR_HIGHS);
-		if (m)
-			return p + swar_first(m);
-		p += 8;
-	}
-	while (p < end && *p != '\\' && (unsigned char)*p < 0x80)
-		p++;
-	return p;
+static inline unsigned vec_backslash_or_high(__m128i v)
+{
+	return (unsigned)_mm_movemask_epi8(_mm_or_si128(v, _mm_cmpeq_epi8(v, _mm_set1_epi8('\\'))));
 }
+#endif
+static inline uint64_t word_backslash_or_high(uint64_t w)
+{
+	return swar_eq(w, '\\') | (w & SWAR_HIGHS);
+}
+static inline int is_backslash_or_high(unsigned char c)
+{
+	return c == '\\' || c >= 0x80;
+}
+/* First '\\' or byte from 0x80 up in [p, end), or end: where a string needs more than copying. */
+SWAR_SEARCH(swar_find_backslash_or_high, vec_backslash_or_high, word_backslash_or_high, is_backslash_or_high)
 
 #endif
