@@ -21,13 +21,14 @@
 
 struct batch;
 
-/* One pair and what becomes of it. */
+/*
+ * One pair and what becomes of it.  The pair comes first: parse_pair()
+ * fills it in place and clears only what follows it (an item is a few
+ * kilobytes, most of it the two leaves' spans, and there are millions).
+ */
 struct item {
-	const char *line;   /* the pair record (its batch's text) */
-	size_t len;
+	struct pair p;      /* the pair record (its line: the batch's text) */
 	struct batch *batch;
-	struct leafrec t, g;
-	bool has_t, has_g;
 	bool in_table;      /* a row of msprobe's table */
 	struct ms_row row;
 	struct verdict_result v;
@@ -36,6 +37,7 @@ struct item {
 	const char *tensor_problem; /* why the tensors could not be compared by us, or NULL */
 	bool tm_compared;           /* both tensors were read and compared */
 };
+_Static_assert(offsetof(struct item, p) == 0, "parse_pair() clears what follows the pair");
 
 /*
  * Lines travel in batches: the reading thread copies them in, a worker
@@ -248,22 +250,22 @@ static void decide_stack_mode(struct metric_stream *m, const struct item *it)
 	m->stack_decided = true;
 	if (m->opts.no_stack)
 		return;
-	if (it->t.f[LF_STACK].kind == SPAN_ARRAY) {
+	if (it->p.t.f[LF_STACK].kind == SPAN_ARRAY) {
 		m->stack_mode = true;
 		return;
 	}
-	leafrec_str(&it->t, LF_DUMP, &m->scratch);
+	leafrec_str(&it->p.t, LF_DUMP, &m->scratch);
 	m->stack_mode = m->scratch.len && stacks_of(m, m->scratch.buf) != NULL;
 }
 
 /* NPU_Stack_Info of the first row of an entry: Python repr of its frames (and, when cached, its CSV cell). */
 static const char *entry_stack(struct metric_stream *m, struct item *it, struct arena *a, const char **csv)
 {
-	const struct span *st = &it->t.f[LF_STACK];
+	const struct span *st = &it->p.t.f[LF_STACK];
 	const struct stack_map *sm;
 	const struct stack *s;
 	size_t len;
-	if (st->kind == SPAN_ARRAY && it->t.f[LF_STACK_FROM].kind != SPAN_NONE)
+	if (st->kind == SPAN_ARRAY && it->p.t.f[LF_STACK_FROM].kind != SPAN_NONE)
 		return NULL; /* borrowed from the forward call by probe-stack: msprobe shows none */
 	if (st->kind == SPAN_ARRAY) {
 		struct pyval *v = pyval_parse(st, 0, a);
@@ -276,7 +278,7 @@ static const char *entry_stack(struct metric_stream *m, struct item *it, struct 
 		strbuf_release(&sb);
 		return res;
 	}
-	leafrec_str(&it->t, LF_DUMP, &m->scratch);
+	leafrec_str(&it->p.t, LF_DUMP, &m->scratch);
 	sm = m->scratch.len ? stacks_of(m, m->scratch.buf) : NULL;
 	if (!sm)
 		return NULL;
@@ -291,7 +293,7 @@ static const char *entry_stack(struct metric_stream *m, struct item *it, struct 
 
 static int decide_mode(struct metric_stream *m, const struct item *it, struct strbuf *err)
 {
-	const struct leafrec *sides[2] = { it->has_t ? &it->t : NULL, it->has_g ? &it->g : NULL };
+	const struct leafrec *sides[2] = { it->p.has_t ? &it->p.t : NULL, it->p.has_g ? &it->p.g : NULL };
 	bool md5[2] = { false, false }, tensor[2] = { false, false };
 	enum ms_mode mode;
 	for (int i = 0; i < 2; i++) {
@@ -304,8 +306,8 @@ static int decide_mode(struct metric_stream *m, const struct item *it, struct st
 	}
 	if (!tensor[0] && !tensor[1])
 		return 0; /* not yet */
-	if (it->has_t && it->has_g && it->t.f[LF_TASK].kind == SPAN_STRING && it->g.f[LF_TASK].kind == SPAN_STRING &&
-	    !span_same(&it->t.f[LF_TASK], &it->g.f[LF_TASK])) {
+	if (it->p.has_t && it->p.has_g && it->p.t.f[LF_TASK].kind == SPAN_STRING && it->p.g.f[LF_TASK].kind == SPAN_STRING &&
+	    !span_same(&it->p.t.f[LF_TASK], &it->p.g.f[LF_TASK])) {
 		strbuf_addstr(err, "the target and golden dumps have different tasks; msprobe compares only alike dumps");
 		return -1;
 	}
@@ -329,17 +331,10 @@ static int decide_mode(struct metric_stream *m, const struct item *it, struct st
 /* The pair's spans, pointing into line (nothing allocated yet). */
 static int parse_pair(struct item *it, const char *line, size_t len, struct strbuf *err)
 {
-	struct pair p;
-	memset(it, 0, sizeof(*it));
-	if (pair_parse(&p, line, len, err) < 0)
+	memset((char *)it + sizeof(it->p), 0, sizeof(*it) - sizeof(it->p));
+	if (pair_parse(&it->p, line, len, err) < 0)
 		return -1;
-	it->line = line;
-	it->len = len;
-	it->t = p.t;
-	it->g = p.g;
-	it->has_t = p.has_t;
-	it->has_g = p.has_g;
-	it->row.matched = p.has_g && !p.gated; /* msprobe_unmatched: the dtype gate */
+	it->row.matched = it->p.has_g && !it->p.gated; /* msprobe_unmatched: the dtype gate */
 	return 0;
 }
 
@@ -393,7 +388,7 @@ static const char *arena_printf(struct arena *a, const char *fmt, const char *x,
 static void prepare_tensors(const struct metric_stream *m, struct item *it, struct arena *a)
 {
 	const struct tm_band band = { m->opts.band.rtol, m->opts.band.atol, 0 };
-	const char *tp = tensor_path(&it->t, a), *gp = it->has_g ? tensor_path(&it->g, a) : NULL;
+	const char *tp = tensor_path(&it->p.t, a), *gp = it->p.has_g ? tensor_path(&it->p.g, a) : NULL;
 	struct tensor tt, tg;
 	struct strbuf err = STRBUF_INIT;
 	const char *ms_note = NULL;
@@ -401,9 +396,9 @@ static void prepare_tensors(const struct metric_stream *m, struct item *it, stru
 
 	it->tm = arena_alloc(a, sizeof(*it->tm));
 	tmetric_unsupported(it->tm, "");
-	if (!tp || (it->has_g && !gp)) {
+	if (!tp || (it->p.has_g && !gp)) {
 		it->tensor_problem = "no tensor file named in the record";
-	} else if (!it->has_g) {
+	} else if (!it->p.has_g) {
 		/* unmatched: nothing to compare */
 	} else {
 		t_open = tensor_open(&tt, tp, &err) == 0;
@@ -447,7 +442,7 @@ static bool wants_tensors(const struct metric_stream *m, const struct item *it)
 {
 	if (m->opts.force_mode && m->opts.mode != MS_MODE_TENSOR)
 		return false;
-	return it->has_t && span_str_eq(&it->t.f[LF_TASK], "tensor", 6) && ms_kind_of(&it->t) == MS_TENSOR;
+	return it->p.has_t && span_str_eq(&it->p.t.f[LF_TASK], "tensor", 6) && ms_kind_of(&it->p.t) == MS_TENSOR;
 }
 
 /* msprobe's cells and our verdict for a parsed pair; allocations from a. */
@@ -457,10 +452,10 @@ static int prepare_item(const struct metric_stream *m, struct item *it, struct a
 	bool matched = it->row.matched;
 
 	strbuf_init(&it->v.reason, 0);
-	it->in_table = it->has_t && it->t.f[LF_MSPROBE_SKIPS].kind != SPAN_TRUE;
+	it->in_table = it->p.has_t && it->p.t.f[LF_MSPROBE_SKIPS].kind != SPAN_TRUE;
 	if (it->in_table) {
-		if (msleaf_from_record(&it->row.t, &it->t, a, &why) < 0 ||
-		    (it->has_g && msleaf_from_record(&it->row.g, &it->g, a, &why) < 0)) {
+		if (msleaf_from_record(&it->row.t, &it->p.t, a, &why) < 0 ||
+		    (it->p.has_g && msleaf_from_record(&it->row.g, &it->p.g, a, &why) < 0)) {
 			strbuf_addf(err, "a leaf of this pair: %s", why);
 			return -1;
 		}
@@ -468,7 +463,7 @@ static int prepare_item(const struct metric_stream *m, struct item *it, struct a
 	}
 	if (it->in_table && wants_tensors(m, it))
 		prepare_tensors(m, it, a);
-	verdict_pair(it->has_t ? &it->t : NULL, it->has_g ? &it->g : NULL, &m->opts.band, &it->v);
+	verdict_pair(it->p.has_t ? &it->p.t : NULL, it->p.has_g ? &it->p.g : NULL, &m->opts.band, &it->v);
 	if (it->tm_compared || it->tensor_problem)
 		verdict_tensor(&it->v, it->tm_compared ? it->tm : NULL, it->tensor_problem);
 	return 0;
@@ -548,7 +543,7 @@ static void add_metrics(struct strbuf *out, const struct item *it)
 	strbuf_addstr(out, ",\"metrics\":{");
 	for (int i = 0; i < 4; i++) {
 		double x, y;
-		if (!span_number(&it->t.f[LF_MAX + i], &x) || !span_number(&it->g.f[LF_MAX + i], &y))
+		if (!span_number(&it->p.t.f[LF_MAX + i], &x) || !span_number(&it->p.g.f[LF_MAX + i], &y))
 			continue;
 		strbuf_addf(out, "%s\"%s\":{\"abs\":", first ? "" : ",", names[i]);
 		add_number_or_null(out, fabs(x - y));
@@ -562,9 +557,9 @@ static void add_metrics(struct strbuf *out, const struct item *it)
 		strbuf_addch(out, '}');
 		first = false;
 	}
-	if (it->t.f[LF_MD5].kind == SPAN_STRING && it->g.f[LF_MD5].kind == SPAN_STRING) {
+	if (it->p.t.f[LF_MD5].kind == SPAN_STRING && it->p.g.f[LF_MD5].kind == SPAN_STRING) {
 		strbuf_addf(out, "%s\"md5_match\":%s", first ? "" : ",",
-			    span_same(&it->t.f[LF_MD5], &it->g.f[LF_MD5]) ? "true" : "false");
+			    span_same(&it->p.t.f[LF_MD5], &it->p.g.f[LF_MD5]) ? "true" : "false");
 		first = false;
 	}
 	if (it->tm) {
@@ -607,16 +602,16 @@ static void add_msprobe(struct strbuf *out, const struct metric_stream *m, const
 static void emit_ndjson(struct metric_stream *m, const struct item *it, struct strbuf *out)
 {
 	/* the pair record without its closing brace, then ours */
-	size_t end = it->len;
-	while (end && it->line[end - 1] != '}')
+	size_t end = it->p.len;
+	while (end && it->p.line[end - 1] != '}')
 		end--;
-	strbuf_add(out, it->line, end - 1);
+	strbuf_add(out, it->p.line, end - 1);
 	add_msprobe(out, m, it);
 	strbuf_addstr(out, ",\"verdict\":");
 	jsonw_str(out, verdict_name(it->v.verdict));
 	strbuf_addstr(out, ",\"reason\":");
 	jsonw_string(out, it->v.reason.buf, it->v.reason.len);
-	if (it->has_t && it->has_g)
+	if (it->p.has_t && it->p.has_g)
 		add_metrics(out, it);
 	strbuf_addstr(out, "}\n");
 }
@@ -757,8 +752,8 @@ static void name_table_once(struct metric_stream *m, const struct item *it)
 		if (created)
 			break;
 		strbuf_setlen(&m->file_name, cut);
-		if (it->has_t && it->t.step >= 0)
-			strbuf_addf(&m->file_name, "_step%lld", (long long)it->t.step);
+		if (it->p.has_t && it->p.t.step >= 0)
+			strbuf_addf(&m->file_name, "_step%lld", (long long)it->p.t.step);
 		if (n)
 			strbuf_addf(&m->file_name, "_%d", n + 1);
 	}
@@ -773,8 +768,8 @@ static int open_table_file(struct metric_stream *m, const struct item *it, struc
 	strftime(stamp, sizeof(stamp), "%Y%m%d%H%M%S", &tm);
 	strbuf_reset(&m->file_name);
 	strbuf_addf(&m->file_name, "%s/compare_result", m->opts.output_dir);
-	if (it->has_t) {
-		leafrec_str(&it->t, LF_DUMP, &m->scratch);
+	if (it->p.has_t) {
+		leafrec_str(&it->p.t, LF_DUMP, &m->scratch);
 		struct strbuf dir = STRBUF_INIT;
 		rank_dir_of(m->scratch.buf, &dir);
 		if (dir.len)
@@ -938,14 +933,14 @@ static int take_item(struct metric_stream *m, struct item *it, struct strbuf *ou
 	int64_t rank, step;
 	int got;
 
-	if (it->has_t && maybe_new_table(m, it->t.rank, it->t.step, out, err) < 0)
+	if (it->p.has_t && maybe_new_table(m, it->p.t.rank, it->p.t.step, out, err) < 0)
 		return -1;
-	if (it->has_t) {
-		leafrec_str(&it->t, LF_ENTRY, &m->scratch);
+	if (it->p.has_t) {
+		leafrec_str(&it->p.t, LF_ENTRY, &m->scratch);
 		entry = m->scratch.buf;
 	}
-	rank = it->has_t ? it->t.rank : it->g.rank;
-	step = it->has_t ? it->t.step : it->g.step;
+	rank = it->p.has_t ? it->p.t.rank : it->p.g.rank;
+	step = it->p.has_t ? it->p.t.step : it->p.g.step;
 	/* the rows of one entry go together; a golden-only leaf stands alone */
 	if (!g || !g->entry || !entry || strcmp(g->entry, entry) || g->rank != rank || g->step != step) {
 		if (g)
@@ -954,7 +949,7 @@ static int take_item(struct metric_stream *m, struct item *it, struct strbuf *ou
 	}
 	ALLOC_GROW(g->items, g->n + 1, g->alloc);
 	g->items[g->n++] = it;
-	if (it->has_t)
+	if (it->p.has_t)
 		decide_stack_mode(m, it);
 	if (!m->mode_known) {
 		got = decide_mode(m, it, err);

@@ -14,9 +14,11 @@ int pair_parse(struct pair *p, const char *line, size_t len, struct strbuf *err)
 	bool seen_t = false, seen_g = false;
 	int got;
 
-	memset(p, 0, sizeof(*p));
+	/* the leaves are cleared by their parse, or below when they stay absent */
 	p->line = line;
 	p->len = len;
+	p->has_t = p->has_g = p->gated = false;
+	p->verdict = p->reason = p->metrics = (struct span){ 0 };
 	if (rs_begin(&iter, line, len) < 0)
 		goto bad;
 	while ((got = rs_key(&iter, &k)) == 1) {
@@ -50,6 +52,10 @@ int pair_parse(struct pair *p, const char *line, size_t len, struct strbuf *err)
 	}
 	if (got < 0)
 		goto bad;
+	if (!p->has_t)
+		memset(&p->t, 0, sizeof(p->t));
+	if (!p->has_g)
+		memset(&p->g, 0, sizeof(p->g));
 	if (!seen_t || !seen_g || (!p->has_t && !p->has_g))
 		return not_a_pair(err, "\"t\" and \"g\" must be leaf records or null, not both null");
 	return 0;

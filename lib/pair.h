@@ -24,7 +24,9 @@ struct pair {
 
 /*
  * 0, or -1 with "not a pair record ..." in err.  "t" and "g" must both be
- * there, leaf records or null, not both null.
+ * there, leaf records or null, not both null.  On success a leaf that is
+ * null is all zero (every field SPAN_NONE); after a failure *p holds
+ * nothing to rely on.
  */
 int pair_parse(struct pair *p, const char *line, size_t len, struct strbuf *err);
 
