@@ -17,18 +17,13 @@ enum state {
 
 /* Byte classes inside strings: 0 plain, 1 quote, 2 backslash, 3 control, 4 non-ASCII. */
 static unsigned char str_class[256];
-/* Bytes that can continue a number or a literal (so "1x" is one bad token). */
-static unsigned char word_class[256];
 static pthread_once_t tables_once = PTHREAD_ONCE_INIT;
 
 static void init_tables(void)
 {
 	int c;
-	for (c = 0; c < 256; c++) {
+	for (c = 0; c < 256; c++)
 		str_class[c] = c == '"' ? 1 : c == '\\' ? 2 : c < 0x20 ? 3 : c >= 0x80 ? 4 : 0;
-		word_class[c] = (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') ||
-				(c >= 'A' && c <= 'Z') || c == '+' || c == '-' || c == '.' || c == '_';
-	}
 }
 
 void json_reader_init(struct json_reader *r, struct source *src, unsigned flags, size_t cap)
@@ -485,8 +480,7 @@ static enum json_type scan_word(struct json_reader *r, struct json_token *tok)
 	size_t s = r->pos, i = s;
 	start_token(r, tok, JSON_NUMBER);
 	for (;;) {
-		while (i < r->end && word_class[(unsigned char)r->buf[i]])
-			i++;
+		i = (size_t)(swar_word_end(r->buf + i, r->buf + r->end, 1) - r->buf);
 		if (i < r->end)
 			break;
 		size_t shift;

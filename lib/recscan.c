@@ -31,18 +31,6 @@ static const char *string_end(const char *p, const char *end)
 	}
 }
 
-/* The bytes of numbers and literals (what is between them and the next separator). */
-static const bool word_char[256] = {
-	['0'] = 1, ['1'] = 1, ['2'] = 1, ['3'] = 1, ['4'] = 1, ['5'] = 1, ['6'] = 1, ['7'] = 1, ['8'] = 1, ['9'] = 1,
-	['a'] = 1, ['b'] = 1, ['c'] = 1, ['d'] = 1, ['e'] = 1, ['f'] = 1, ['g'] = 1, ['h'] = 1, ['i'] = 1, ['j'] = 1,
-	['k'] = 1, ['l'] = 1, ['m'] = 1, ['n'] = 1, ['o'] = 1, ['p'] = 1, ['q'] = 1, ['r'] = 1, ['s'] = 1, ['t'] = 1,
-	['u'] = 1, ['v'] = 1, ['w'] = 1, ['x'] = 1, ['y'] = 1, ['z'] = 1,
-	['A'] = 1, ['B'] = 1, ['C'] = 1, ['D'] = 1, ['E'] = 1, ['F'] = 1, ['G'] = 1, ['H'] = 1, ['I'] = 1, ['J'] = 1,
-	['K'] = 1, ['L'] = 1, ['M'] = 1, ['N'] = 1, ['O'] = 1, ['P'] = 1, ['Q'] = 1, ['R'] = 1, ['S'] = 1, ['T'] = 1,
-	['U'] = 1, ['V'] = 1, ['W'] = 1, ['X'] = 1, ['Y'] = 1, ['Z'] = 1,
-	['-'] = 1, ['+'] = 1, ['.'] = 1,
-};
-
 /* Skip one value at p; sets its span.  Returns the end or NULL (error recorded). */
 static const char *skip_value(struct rs_iter *it, const char *p, struct span *v)
 {
@@ -61,6 +49,12 @@ static const char *skip_value(struct rs_iter *it, const char *p, struct span *v)
 		/* nested: count brackets, skipping strings */
 		int depth = 0;
 		char open = *p;
+		/* most often nothing nests and no string is inside (a shape): the first bracket closes it */
+		const char *first = swar_find_bracket_or_quote(p + 1, end);
+		if (first < end && (*first == ']' || *first == '}')) {
+			*v = (struct span){ start, (size_t)(first + 1 - start), open == '{' ? SPAN_OBJECT : SPAN_ARRAY };
+			return first + 1;
+		}
 		while (p < end) {
 			char c = *p;
 			if (c == '"') {
@@ -85,8 +79,7 @@ static const char *skip_value(struct rs_iter *it, const char *p, struct span *v)
 		return fail(it, start, "unclosed array or object"), NULL;
 	}
 	default:
-		while (p < end && word_char[(unsigned char)*p])
-			p++;
+		p = swar_word_end(p, end, 0);
 		if (p == start)
 			return fail(it, start, "unexpected character"), NULL;
 		{

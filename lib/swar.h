@@ -144,4 +144,70 @@ static inline int is_backslash_or_high(unsigned char c)
 /* First '\\' or byte from 0x80 up in [p, end), or end: where a string needs more than copying. */
 SWAR_SEARCH(swar_find_backslash_or_high, vec_backslash_or_high, word_backslash_or_high, is_backslash_or_high)
 
+/*
+ * Bytes that continue a number or a literal: [0-9A-Za-z+.-], and '_' when
+ * `underscore` (the dump tokenizer's class; the record scanner's has none).
+ * The tables of the callers say the same for the last bytes.
+ */
+static inline int swar_word_byte(unsigned char c, int underscore)
+{
+	return (c >= '0' && c <= '9') || ((c | 0x20) >= 'a' && (c | 0x20) <= 'z') || c == '+' || c == '-' ||
+	       c == '.' || (underscore && c == '_');
+}
+#ifdef SWAR_SSE2
+/* lo <= byte <= hi, unsigned: the offset from lo moved into signed range, then one comparison */
+static inline __m128i vec_in_range(__m128i v, unsigned char lo, unsigned char hi)
+{
+	return _mm_cmplt_epi8(_mm_sub_epi8(v, _mm_set1_epi8((char)(lo + 128))),
+			      _mm_set1_epi8((char)(hi - lo + 1 - 128)));
+}
+static inline unsigned vec_word_bytes(__m128i v, int underscore)
+{
+	__m128i m = _mm_or_si128(vec_in_range(v, '0', '9'), vec_in_range(_mm_or_si128(v, _mm_set1_epi8(0x20)), 'a', 'z'));
+	m = _mm_or_si128(m, _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('+')), _mm_cmpeq_epi8(v, _mm_set1_epi8('-'))));
+	m = _mm_or_si128(m, _mm_cmpeq_epi8(v, _mm_set1_epi8('.')));
+	if (underscore)
+		m = _mm_or_si128(m, _mm_cmpeq_epi8(v, _mm_set1_epi8('_')));
+	return (unsigned)_mm_movemask_epi8(m);
+}
+#endif
+/* First byte of [p, end) that does not continue a number or literal (see swar_word_byte), or end. */
+static inline const char *swar_word_end(const char *p, const char *end, int underscore)
+{
+#ifdef SWAR_SSE2
+	while (end - p >= 16) {
+		unsigned stop = ~vec_word_bytes(_mm_loadu_si128((const __m128i *)(const void *)p), underscore) & 0xffff;
+		if (stop)
+			return p + __builtin_ctz(stop);
+		p += 16;
+	}
+#endif
+	while (p < end && swar_word_byte((unsigned char)*p, underscore))
+		p++;
+	return p;
+}
+
+/* '[', ']', '{', '}' or '"': where a skipped array or object needs more than a search. */
+#ifdef SWAR_SSE2
+static inline unsigned vec_bracket_or_quote(__m128i v)
+{
+	/* with 0x20 set, '[' and ']' read as '{' and '}' */
+	__m128i folded = _mm_or_si128(v, _mm_set1_epi8(0x20));
+	return (unsigned)_mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')),
+							_mm_or_si128(_mm_cmpeq_epi8(folded, _mm_set1_epi8('{')),
+								     _mm_cmpeq_epi8(folded, _mm_set1_epi8('}')))));
+}
+#endif
+static inline uint64_t word_bracket_or_quote(uint64_t w)
+{
+	uint64_t folded = w | (SWAR_ONES * 0x20);
+	return swar_eq(w, '"') | swar_eq(folded, '{') | swar_eq(folded, '}');
+}
+static inline int is_bracket_or_quote(unsigned char c)
+{
+	return c == '[' || c == ']' || c == '{' || c == '}' || c == '"';
+}
+/* First '[', ']', '{', '}' or '"' in [p, end), or end. */
+SWAR_SEARCH(swar_find_bracket_or_quote, vec_bracket_or_quote, word_bracket_or_quote, is_bracket_or_quote)
+
 #endif

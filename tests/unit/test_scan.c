@@ -76,6 +76,18 @@ static bool stops_high(unsigned char c)
 	return c >= 0x80 || c == '\\';
 }
 
+/* Continues a number or literal: JSON's number bytes, letters (true, NaN, Infinity), and '_' when asked. */
+static bool continues_word(unsigned char c, bool underscore)
+{
+	return (c && strchr("0123456789+-.", c)) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+	       (underscore && c == '_');
+}
+
+static bool stops_bracket(unsigned char c)
+{
+	return c == '[' || c == ']' || c == '{' || c == '}' || c == '"';
+}
+
 static void check_class_searches(void)
 {
 	char buf[48];
@@ -99,6 +111,70 @@ static void check_class_searches(void)
 	}
 	is_int(bad_plain, 0, "swar_plain_run: the first byte that is not plain, or the end");
 	is_int(bad_high, 0, "swar_find_backslash_or_high: the first backslash or high byte, or the end");
+
+	int bad_word = 0, bad_word_ = 0, bad_bracket = 0;
+	for (int len = 0; len <= 40; len += 1 + (len > 20) * 6) {
+		for (int at = 0; at <= len; at++) {
+			for (int v = 0; v < 256; v++) {
+				const char *want_word = buf + len, *want_word_ = buf + len, *want_bracket = buf + len;
+				/* runs of word bytes (the search goes on) with one byte v at `at` */
+				memset(buf, '7', sizeof(buf));
+				if (at < len)
+					buf[at] = (char)v;
+				buf[len] = ' '; /* past end: must not be seen */
+				if (at < len && !continues_word((unsigned char)v, false))
+					want_word = buf + at;
+				if (at < len && !continues_word((unsigned char)v, true))
+					want_word_ = buf + at;
+				bad_word += swar_word_end(buf, buf + len, 0) != want_word;
+				bad_word_ += swar_word_end(buf, buf + len, 1) != want_word_;
+				memset(buf, '1', sizeof(buf));
+				if (at < len)
+					buf[at] = (char)v;
+				buf[len] = ']';
+				if (at < len && stops_bracket((unsigned char)v))
+					want_bracket = buf + at;
+				bad_bracket += swar_find_bracket_or_quote(buf, buf + len) != want_bracket;
+			}
+		}
+	}
+	is_int(bad_word, 0, "swar_word_end: the first byte that does not continue a number or literal, or the end");
+	is_int(bad_word_, 0, "swar_word_end with '_': the same, '_' continuing");
+	is_int(bad_bracket, 0, "swar_find_bracket_or_quote: the first bracket, brace or quote, or the end");
+}
+
+/* Nested values are skipped to their closing bracket, whatever they hold. */
+static void check_nested_values(void)
+{
+	static const struct {
+		const char *rec, *value; /* the value of "k"; NULL: an error */
+	} cases[] = {
+		{ "{\"k\":[32, 3, 224, 224],\"z\":1}", "[32, 3, 224, 224]" },
+		{ "{\"k\":[],\"z\":1}", "[]" },
+		{ "{\"k\":{},\"z\":1}", "{}" },
+		{ "{\"k\":[1,[2,[3]],4],\"z\":1}", "[1,[2,[3]],4]" },
+		{ "{\"k\":[\"]\",\"[\",\"}\"],\"z\":1}", "[\"]\",\"[\",\"}\"]" },
+		{ "{\"k\":{\"a\":{\"b\":[1]}},\"z\":1}", "{\"a\":{\"b\":[1]}}" },
+		{ "{\"k\":[1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19],\"z\":1}",
+		  "[1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19]" },
+		{ "{\"k\":[1,2},\"z\":1}", "[1,2}" }, /* brackets are counted, not matched: the scanner checks no more */
+		{ "{\"k\":{\"a\":1],\"z\":1}", "{\"a\":1]" },
+		{ "{\"k\":[1,[2,3]}", NULL },
+		{ "{\"k\":[1,2,3}", NULL },
+		{ "{\"k\":[\"unterminated]}", NULL },
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct rs_iter it;
+		struct span k, v = { 0 };
+		int got = rs_begin(&it, cases[i].rec, strlen(cases[i].rec));
+		if (got == 0)
+			got = rs_next(&it, &k, &v);
+		if (!cases[i].value) {
+			ok(got != 1 || v.kind == SPAN_NONE, "no value: %s", cases[i].rec);
+			continue;
+		}
+		ok(got == 1 && v.n == strlen(cases[i].value) && !memcmp(v.p, cases[i].value, v.n), "%s", cases[i].rec);
+	}
 }
 
 static void check_string_ends(void)
@@ -208,6 +284,7 @@ int main(void)
 	check_find();
 	check_class_searches();
 	check_string_ends();
+	check_nested_values();
 	check_surrogates();
 	check_escaping();
 	check_fields();
