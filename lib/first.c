@@ -263,10 +263,10 @@ static bool ms_da_flags(const struct pair *p, bool md5)
 			continue;
 		memcpy(buf, a->p, a->n);
 		buf[a->n] = '\0';
-		x = strtod(buf, NULL);
+		x = pyfmt_strtod(buf, NULL);
 		memcpy(buf, b->p, b->n);
 		buf[b->n] = '\0';
-		y = strtod(buf, NULL);
+		y = pyfmt_strtod(buf, NULL);
 		if (y != 0 && isfinite(x) && isfinite(y) && fabs((x - y) / y) > 0.5)
 			return true;
 	}

@@ -494,7 +494,7 @@ static bool span_number(const struct span *s, double *out)
 		return false;
 	memcpy(buf, s->p, s->n);
 	buf[s->n] = '\0';
-	*out = strtod(buf, NULL);
+	*out = pyfmt_strtod(buf, NULL);
 	return true;
 }
 

@@ -526,7 +526,7 @@ static double str2float(const char *s)
 		return INFINITY;
 	if (lower_is(buf, n, "-inf") || lower_is(buf, n, "-infinity"))
 		return -INFINITY;
-	v = strtod(buf, &end);
+	v = pyfmt_strtod(buf, &end);
 	while (*end == ' ')
 		end++;
 	return *end ? 0 : v / 100;
@@ -674,7 +674,7 @@ static double metric_min(struct ms_row **rows, size_t n, bool inputs, int col, d
 			;
 		if (!*p || !strcmp(p, "Nan") || !strcmp(p, "N/A"))
 			continue;
-		x = strtod(p, &end);
+		x = pyfmt_strtod(p, &end);
 		if (*end == '%' && !end[1])
 			x /= 100;
 		else if (*end || isnan(x))

@@ -1,5 +1,6 @@
 #include "pyfmt.h"
 
+#include <float.h>
 #include <math.h>
 
 /* Parse "d.ddd" digits with exponent back into a double. */
@@ -261,4 +262,73 @@ exponent:
 	if (eneg ? e > 324 : e > 308)
 		return false;
 	return true;
+}
+
+static bool ascii_digit(char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+/* Whether c would let strtod read on past a plain decimal (a longer number, hex, inf, nan). */
+static bool continues_number(char c)
+{
+	return ascii_digit(c) || ((c | 0x20) >= 'a' && (c | 0x20) <= 'z') || c == '.' || c == '_';
+}
+
+double pyfmt_strtod(const char *s, char **end)
+{
+#if FLT_EVAL_METHOD == 0 /* double arithmetic rounds to double: no x87 double rounding */
+	static const double exact_pow10[] = {
+		1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
+		1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+	};
+	const char *p = s;
+	bool neg = *p == '-';
+	uint64_t m = 0;
+	int digits = 0, frac = 0, e = 0;
+
+	p += neg;
+	if (!ascii_digit(*p))
+		goto slow;
+	for (; ascii_digit(*p); p++) {
+		if ((m || *p != '0') && ++digits > 19)
+			goto slow;
+		m = m * 10 + (uint64_t)(*p - '0');
+	}
+	if (*p == '.') {
+		if (!ascii_digit(*++p))
+			goto slow;
+		for (; ascii_digit(*p); p++, frac++) {
+			if ((m || *p != '0') && ++digits > 19)
+				goto slow;
+			m = m * 10 + (uint64_t)(*p - '0');
+		}
+	}
+	if (*p == 'e' || *p == 'E') {
+		bool eneg = false;
+		int edigits = 0;
+		p++;
+		if (*p == '+' || *p == '-')
+			eneg = *p++ == '-';
+		if (!ascii_digit(*p))
+			goto slow;
+		for (; ascii_digit(*p); p++) {
+			if (++edigits > 4)
+				goto slow;
+			e = e * 10 + (*p - '0');
+		}
+		e = eneg ? -e : e;
+	}
+	if (continues_number(*p))
+		goto slow;
+	e -= frac;
+	if (m > (UINT64_C(1) << 53) || e < -22 || e > 22)
+		goto slow;
+	double x = e < 0 ? (double)m / exact_pow10[-e] : (double)m * exact_pow10[e];
+	if (end)
+		*end = (char *)p;
+	return neg ? -x : x;
+slow:
+#endif
+	return strtod(s, end);
 }

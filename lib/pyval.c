@@ -49,7 +49,7 @@ double py_float(const struct pyval *cv)
 {
 	struct pyval *v = (struct pyval *)cv; /* only the cache is written */
 	if (!v->f_ready) {
-		v->f = v->text ? strtod(v->text, NULL) : 0;
+		v->f = v->text ? pyfmt_strtod(v->text, NULL) : 0;
 		v->f_ready = true;
 	}
 	return v->f;

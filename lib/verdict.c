@@ -40,7 +40,7 @@ static bool stat_value(const struct span *s, double *out)
 		return false;
 	memcpy(buf, s->p, s->n);
 	buf[s->n] = '\0';
-	*out = strtod(buf, NULL);
+	*out = pyfmt_strtod(buf, NULL);
 	return true;
 }
 

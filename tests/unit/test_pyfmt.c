@@ -18,11 +18,85 @@ static const char *fmt(double x, struct strbuf *sb)
 	return sb->buf;
 }
 
+/* pyfmt_strtod() against libc's strtod on one text: the same bits and the same end. */
+static bool same_as_strtod(const char *text)
+{
+	char *end1, *end2;
+	double a = pyfmt_strtod(text, &end1), b = strtod(text, &end2);
+	if (memcmp(&a, &b, sizeof(a)) || end1 != end2) {
+		diag("pyfmt_strtod(\"%s\"): %.17g ending at %td, strtod: %.17g ending at %td", text, a, end1 - text, b,
+		     end2 - text);
+		return false;
+	}
+	return true;
+}
+
+static uint64_t rng_state = 0x9e3779b97f4a7c15ULL;
+static unsigned rnd(unsigned n)
+{
+	rng_state ^= rng_state << 13, rng_state ^= rng_state >> 7, rng_state ^= rng_state << 17;
+	return (unsigned)(rng_state % n);
+}
+
+static void append_digits(struct strbuf *sb, unsigned n, bool leading_zeros)
+{
+	for (unsigned i = 0; i < n; i++)
+		strbuf_addch(sb, (char)('0' + (leading_zeros && i < n / 2 ? 0 : rnd(10))));
+}
+
+static void check_strtod(void)
+{
+	static const char *const edges[] = {
+		"0", "-0", "0.0", "-0.0", "1", "-1", "1.0", "0.5", "1e22", "1e23", "1e-22", "1e-23",
+		"9007199254740992", "9007199254740993", "9007199254740991.5", "90071992547409920e-1",
+		"0.1", "0.2", "0.3", "0.4993983507156372", "-0.10161025077104568", "7.441285561071709e-05",
+		"1267.74462890625", "123456789012345678", "1234567890123456789", "12345678901234567890",
+		"0.000000000000000000000000001", "00000000000000000000000001", "1.", "1.e5", ".5", "-.5",
+		"+1", " 1", "1e", "1e+", "1e-", "1e+5", "1E5", "1e05", "1e00022", "1e99999", "1e-99999",
+		"0x10", "0X1p3", "inf", "-inf", "nan", "Infinity", "NaN", "1_0", "1x", "1.5%", "1.5,", "1.5}",
+		"1.5 ", "1.2.3", "-", "", "e5", "1.0e-5", "4.9e-324", "1.7976931348623157e308", "2e308",
+	};
+	bool good = true;
+	for (size_t i = 0; i < ARRAY_SIZE(edges); i++)
+		good &= same_as_strtod(edges[i]);
+	ok(good, "pyfmt_strtod equals strtod on %zu edge cases", ARRAY_SIZE(edges));
+
+	/* generated decimals around the fast path's limits: 19 digits, 2^53, 10^22 */
+	static const char *const after[] = { "", ",", "}", "%", " ", "x", "e", "E", ".", "_", "]", "e+", "-" };
+	struct strbuf sb = STRBUF_INIT;
+	size_t bad = 0, n = 200000;
+	for (size_t i = 0; i < n; i++) {
+		strbuf_reset(&sb);
+		if (rnd(2))
+			strbuf_addch(&sb, '-');
+		append_digits(&sb, 1 + rnd(20), rnd(4) == 0);
+		if (rnd(3)) {
+			strbuf_addch(&sb, '.');
+			append_digits(&sb, 1 + rnd(20), rnd(3) == 0);
+		}
+		if (rnd(3) == 0) {
+			strbuf_addch(&sb, rnd(2) ? 'e' : 'E');
+			unsigned sign = rnd(3);
+			if (sign)
+				strbuf_addch(&sb, sign == 1 ? '-' : '+');
+			strbuf_addf(&sb, "%0*u", (int)(1 + rnd(3)), rnd(40));
+		}
+		if (rnd(4) == 0)
+			strbuf_addstr(&sb, after[rnd(ARRAY_SIZE(after))]);
+		bad += !same_as_strtod(sb.buf);
+		if (bad > 10)
+			break;
+	}
+	ok(bad == 0, "pyfmt_strtod equals strtod on %zu generated decimals", n);
+	strbuf_release(&sb);
+}
+
 int main(void)
 {
 	struct strbuf sb = STRBUF_INIT;
 	size_t bad = 0;
 
+	check_strtod();
 	for (size_t i = 0; i < ARRAY_SIZE(table); i++) {
 		double x;
 		memcpy(&x, &table[i].bits, sizeof(x));
