@@ -11,12 +11,19 @@
 #include <unistd.h>
 
 /*
- * Writes go out in pieces of OUTPUT_BUFFER bytes.  Into a pipe, a write
- * blocks until the whole piece fits, so a piece as large as the pipe would
- * make writer and reader take turns instead of working at the same time:
- * the pipe is grown (source_grow_pipe) and pieces are a quarter of it.
+ * Writes go out in pieces of OUTPUT_BUFFER bytes (output_write() cuts
+ * larger ones).  Into a pipe, a write blocks until the whole piece fits, so
+ * a piece as large as the pipe would make writer and reader take turns: the
+ * pipe is grown to 1 MB (source_grow_pipe), sixteen pieces.  The pieces are
+ * small because the kernel gives each 4 KB of a write that does not fit a
+ * page it has recycled a page of its own, allocated, charged and touched for
+ * the first time, and frees it when the reader is done: 1 GB through a pipe
+ * here took 0.9-1.6 s in 256 KB writes and 0.2-0.5 s in 8-64 KB ones
+ * (dd | cat).  Smaller pieces cost more calls and wake-ups; the three-tool
+ * pipeline of make bench was fastest at 64 KB (2.25 s at 256 KB, 2.17 at
+ * 128, 2.00 at 64, 2.03 at 32, 2.10 at 8: medians of 6, alternating).
  */
-#define OUTPUT_BUFFER (256 * 1024)
+#define OUTPUT_BUFFER (64 * 1024)
 
 static char *buffer;
 
@@ -74,8 +81,14 @@ static void NORETURN write_failed(void)
 
 void output_write(const void *data, size_t len)
 {
-	if (len && fwrite(data, 1, len, stdout) != len)
-		write_failed();
+	const char *p = data;
+	while (len) {
+		size_t n = len < OUTPUT_BUFFER ? len : OUTPUT_BUFFER;
+		if (fwrite(p, 1, n, stdout) != n)
+			write_failed();
+		p += n;
+		len -= n;
+	}
 }
 
 void output_flush_strbuf(struct strbuf *sb, size_t threshold)
