@@ -19,10 +19,7 @@ static struct arena_block *map_block(size_t bytes)
 	void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (p == MAP_FAILED)
 		die("out of memory (mapping %zu bytes)", bytes);
-#ifdef MADV_HUGEPAGE
-	madvise(p, bytes, MADV_HUGEPAGE); /* advice only: fine if refused */
-#endif
-	return p;
+	return p; /* no MADV_HUGEPAGE: see ARENA_INIT_BIG */
 }
 
 static struct arena_block *new_block(struct arena *a, size_t need)
