@@ -119,6 +119,7 @@ struct matcher {
 	int64_t *target_ranks; /* ranks seen, in order, for by-position pairing */
 	size_t ntarget_ranks, target_ranks_alloc;
 	struct strbuf scratch, scratch2;
+	struct strbuf key_json; /* the current target leaf's displayed key (JSON) */
 	struct match_stats stats;
 	struct loader load;
 	struct hit {          /* a golden leaf of one lookup, copied out of the lock */
@@ -135,6 +136,7 @@ struct matcher *matcher_new(const struct match_options *opts)
 	m->store.big = true; /* the golden index lives until the end */
 	strbuf_init(&m->scratch, 0);
 	strbuf_init(&m->scratch2, 0);
+	strbuf_init(&m->key_json, 0);
 	m->golden_occ_group = UINT32_MAX;
 	pthread_mutex_init(&m->load.lock, NULL);
 	pthread_cond_init(&m->load.more, NULL);
@@ -169,6 +171,7 @@ void matcher_free(struct matcher *m)
 	strmap_release(&m->cur.occurrences);
 	strbuf_release(&m->scratch);
 	strbuf_release(&m->scratch2);
+	strbuf_release(&m->key_json);
 	free(m);
 }
 
@@ -1120,7 +1123,7 @@ int matcher_add_target(struct matcher *m, const char *line, size_t len, struct s
 {
 	struct leafrec r;
 	const char *why;
-	struct strbuf key_json = STRBUF_INIT;
+	struct strbuf *key_json = &m->key_json;
 	ssize_t hits;
 	bool gate = !m->opts.data_mapping;
 
@@ -1136,16 +1139,14 @@ int matcher_add_target(struct matcher *m, const char *line, size_t len, struct s
 	if (ret < 0)
 		return ret;
 	m->stats.targets++;
-	target_key(m, &r, &key_json);
+	target_key(m, &r, key_json);
 	pthread_mutex_lock(&m->load.lock);
 	hits = take_hits(m, r.seq, err);
 	pthread_mutex_unlock(&m->load.lock);
-	if (hits < 0) {
-		strbuf_release(&key_json);
+	if (hits < 0)
 		return (int)hits;
-	}
 	if (!hits) {
-		add_pair_head(out, key_json.buf, key_json.len);
+		add_pair_head(out, key_json->buf, key_json->len);
 		strbuf_add(out, ",\"t\":", 5);
 		strbuf_add(out, line, len);
 		strbuf_add(out, ",\"g\":null}\n", 11);
@@ -1156,7 +1157,7 @@ int matcher_add_target(struct matcher *m, const char *line, size_t len, struct s
 	}
 	for (ssize_t i = 0; i < hits; i++) {
 		const struct gleaf *g = &m->hits[i].leaf;
-		add_pair_head(out, key_json.buf, key_json.len);
+		add_pair_head(out, key_json->buf, key_json->len);
 		strbuf_add(out, ",\"t\":", 5);
 		strbuf_add(out, line, len);
 		strbuf_add(out, ",\"g\":", 5);
@@ -1168,7 +1169,6 @@ int matcher_add_target(struct matcher *m, const char *line, size_t len, struct s
 		strbuf_add(out, "}\n", 2);
 		m->stats.pairs++;
 	}
-	strbuf_release(&key_json);
 	return 0;
 }
 
