@@ -855,6 +855,16 @@ void ms_judge_group(const struct ms_table *t, struct ms_row **rows, size_t n, st
 static void csv_add_quoted(struct strbuf *out, const char *cell)
 {
 	size_t n = strlen(cell);
+	if (!memchr(cell, '"', n)) {
+		/* nothing to double (a shape, a list of messages): what csv_write() gives, without its two passes */
+		strbuf_grow(out, n + 2);
+		out->buf[out->len] = '"';
+		memcpy(out->buf + out->len + 1, cell, n);
+		out->buf[out->len + n + 1] = '"';
+		out->len += n + 2;
+		out->buf[out->len] = '\0';
+		return;
+	}
 	size_t need = csv_write(NULL, 0, cell, n);
 	strbuf_grow(out, need);
 	out->len += csv_write(out->buf + out->len, need, cell, n);
