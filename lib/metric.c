@@ -1216,8 +1216,9 @@ int metric_add(struct metric_stream *m, const char *line, size_t len, struct str
 	b->lines[b->n].len = len;
 	b->n++;
 	b->text_len += len + 1;
-	if (b->n >= batch_lines(m) || b->text_len >= BATCH_BYTES)
-		submit(m);
+	if (b->n < batch_lines(m) && b->text_len < BATCH_BYTES)
+		return 0; /* the flight is as it was: what the helpers finish is taken at the next submit */
+	submit(m);
 	return take_batches(m, false, out, err);
 }
 

@@ -65,8 +65,8 @@ void metric_free(struct metric_stream *m);
 
 /*
  * One pair record (without its newline), copied: it is read later, with
- * others, by a worker thread (opts.jobs > 1) or by this one.  Whatever became
- * ready is appended to out.  Returns 0, or -1 with the reason in err; the
+ * others, by a worker thread (opts.jobs > 1) or by this one.  When the line
+ * completes a batch, whatever became ready is appended to out.  Returns 0, or -1 with the reason in err; the
  * input line the reason is about (counting the lines given, from 1) is then
  * metric_error_line(), 0 when it is about none.
  */
