@@ -54,9 +54,15 @@ static bool insert_hash(struct name_set *s, uint64_t h)
 	}
 }
 
-static bool name_set_add(struct name_set *s, const char *name, size_t len)
+/*
+ * The hash of a name about to be added, with room for it and its slot on
+ * its way into the cache: the table is megabytes, so the slot is a miss to
+ * memory, which the caller's work on the entry hides until name_set_insert().
+ */
+static uint64_t name_set_prepare(struct name_set *s, const char *name, size_t len)
 {
 	uint64_t h = XXH3_64bits(name, len);
+	h = h ? h : 1;
 	if ((s->size + 1) * 2 > s->cap) {
 		size_t old = s->cap;
 		uint64_t *v = s->slots;
@@ -68,7 +74,8 @@ static bool name_set_add(struct name_set *s, const char *name, size_t len)
 				insert_hash(s, v[i]);
 		free(v);
 	}
-	return insert_hash(s, h ? h : 1);
+	__builtin_prefetch(&s->slots[h & (s->cap - 1)], 1);
+	return h;
 }
 
 /* State of one dump_read() call. */
@@ -369,18 +376,14 @@ static int read_entry(struct reading *rd, const struct json_token *key)
 {
 	struct json_token tok;
 	struct entry_name en;
-	uint64_t order;
+	uint64_t order, name_hash;
 	int ret;
 
 	arena_reset(&rd->arena);
 	if (!key->len || memchr(key->text, '\0', key->len))
 		return fail_at(rd, key->line, key->col, "an entry name %s: its rows cannot be named",
 			       key->len ? "contains a NUL character" : "is empty");
-	if (!name_set_add(&rd->names, key->text, key->len))
-		return fail_at(rd, key->line, key->col,
-			       "entry \"%.*s\" appears a second time in \"data\" (JSON leaves the meaning open; "
-			       "msprobe would keep this one at the first one's place)",
-			       (int)key->len, key->text);
+	name_hash = name_set_prepare(&rd->names, key->text, key->len);
 	rd->entry = arena_memdupz(&rd->arena, key->text, key->len);
 	if (json_reader_next(&rd->json, &tok) == JSON_ERROR)
 		return json_failed(rd);
@@ -392,6 +395,12 @@ static int read_entry(struct reading *rd, const struct json_token *key)
 	rd->entry_node = jtree_build(&rd->json, &tok, &rd->arena);
 	if (!rd->entry_node)
 		return json_failed(rd);
+	/* checked after the entry is read (a malformed entry is reported as such), before any of its rows */
+	if (!insert_hash(&rd->names, name_hash))
+		return fail_at(rd, key->line, key->col,
+			       "entry \"%s\" appears a second time in \"data\" (JSON leaves the meaning open; "
+			       "msprobe would keep this one at the first one's place)",
+			       rd->entry);
 
 	order = backward_counter_next(&rd->counter, rd->entry, &en);
 	if (!rd->d->debug_file && (en.dir == DIR_NONE || !en.base_len)) {

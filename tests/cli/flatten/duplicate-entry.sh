@@ -8,3 +8,12 @@ cat > dump.json <<'JSON'
 }}
 JSON
 probe-flatten dump.json | jq -c '[.name, .value]'
+# The repeat is found once its value has been read: a repeated entry whose value is itself
+# malformed is reported for that (the first problem in the file), and no row of it is written.
+cat > bad.json <<'JSON'
+{"task": "statistics", "data": {
+ "Torch.add.0.forward": {"output": [{"type": "int", "value": 1}]},
+ "Torch.add.0.forward": {"output": [{"type": "int", "value": 1,}]}
+}}
+JSON
+probe-flatten bad.json | jq -c '[.name, .value]'
