@@ -4,6 +4,10 @@
 
 #include <sys/mman.h>
 
+#ifndef MAP_POPULATE /* Linux's: elsewhere the pages come on first touch */
+#define MAP_POPULATE 0
+#endif
+
 #define ARENA_BLOCK (64 * 1024)
 #define ARENA_BIG_BLOCK (8 * 1024 * 1024)
 #define ARENA_ALIGN 16
@@ -16,7 +20,7 @@ struct arena_block {
 
 static struct arena_block *map_block(size_t bytes)
 {
-	void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
 	if (p == MAP_FAILED)
 		die("out of memory (mapping %zu bytes)", bytes);
 	return p; /* no MADV_HUGEPAGE: see ARENA_INIT_BIG */
