@@ -57,7 +57,7 @@ static bool insert_hash(struct name_set *s, uint64_t h)
 /*
  * The hash of a name about to be added, with room for it and its slot on
  * its way into the cache: the table is megabytes, so the slot is a miss to
- * memory, which the caller's work on the entry hides until name_set_insert().
+ * memory, which the caller's work on the entry hides until insert_hash().
  */
 static uint64_t name_set_prepare(struct name_set *s, const char *name, size_t len)
 {

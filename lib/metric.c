@@ -306,8 +306,8 @@ static int decide_mode(struct metric_stream *m, const struct item *it, struct st
 	}
 	if (!tensor[0] && !tensor[1])
 		return 0; /* not yet */
-	if (it->p.has_t && it->p.has_g && it->p.t.f[LF_TASK].kind == SPAN_STRING && it->p.g.f[LF_TASK].kind == SPAN_STRING &&
-	    !span_same(&it->p.t.f[LF_TASK], &it->p.g.f[LF_TASK])) {
+	if (it->p.has_t && it->p.has_g && it->p.t.f[LF_TASK].kind == SPAN_STRING &&
+	    it->p.g.f[LF_TASK].kind == SPAN_STRING && !span_same(&it->p.t.f[LF_TASK], &it->p.g.f[LF_TASK])) {
 		strbuf_addstr(err, "the target and golden dumps have different tasks; msprobe compares only alike dumps");
 		return -1;
 	}
