@@ -1,4 +1,5 @@
 #include "pyfmt.h"
+#include "swar.h"
 
 #include <float.h>
 #include <math.h>
@@ -269,12 +270,6 @@ static bool ascii_digit(char c)
 	return c >= '0' && c <= '9';
 }
 
-/* Whether c would let strtod read on past a plain decimal (a longer number, hex, inf, nan). */
-static bool continues_number(char c)
-{
-	return ascii_digit(c) || ((c | 0x20) >= 'a' && (c | 0x20) <= 'z') || c == '.' || c == '_';
-}
-
 double pyfmt_strtod(const char *s, char **end)
 {
 #if FLT_EVAL_METHOD == 0 /* double arithmetic rounds to double: no x87 double rounding */
@@ -319,8 +314,8 @@ double pyfmt_strtod(const char *s, char **end)
 		}
 		e = eneg ? -e : e;
 	}
-	if (continues_number(*p))
-		goto slow;
+	if (swar_word_byte((unsigned char)*p, 1))
+		goto slow; /* strtod might read on (hex, inf, nan, '1.5.'): let it say where it stops */
 	e -= frac;
 	if (m > (UINT64_C(1) << 53) || e < -22 || e > 22)
 		goto slow;
