@@ -36,7 +36,7 @@ AR = gcc-ar
 endif
 ALL_CFLAGS = -std=c11 $(WARNINGS) $(CFLAGS) $(LTO)
 ALL_CPPFLAGS = $(CPPFLAGS)
-PROBE_LIBS = -lcsv -lyaml -lz -lxxhash -lm -lpthread
+PROBE_LIBS = -ljq -lcsv -lyaml -lz -lxxhash -lm -lpthread
 ALL_LDLIBS = $(PROBE_LIBS) $(LDLIBS)
 
 ifneq ($(V),1)

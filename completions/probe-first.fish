@@ -15,6 +15,8 @@ complete -c probe-first -l rtol -x -d 'a statistic or element within this relati
 complete -c probe-first -l atol -x -d 'a statistic or element within this absolute tolerance does not diverge'
 complete -c probe-first -l ulps -x -d 'an element within N units in the last place of its dtype does not diverge'
 complete -c probe-first -l cos-min -x -d 'a tensor pair whose msprobe Cosine is at least X does not diverge'
+complete -c probe-first -l where -x -d 'report only the divergences whose record the jq filter JQ chooses; every leaf still counts'
+complete -c probe-first -l partial -d 'accept a partial comparison: most leaves unmatched, or some not compared (exit 0 when no divergence)'
 complete -c probe-first -l nonfinite -d 'one run\'s leaf records: the first operator whose inputs are finite and outputs are not'
 complete -c probe-first -l msprobe -d 'msprobe\'s answer instead: its -da rule and diff_analyze JSON (with --nonfinite: overflow_check\'s)'
 complete -c probe-first -s h -l help -d 'print this help and exit'

@@ -16,6 +16,7 @@ complete -c probe-metric -l atol -x -d 'our verdict: statistics within this abso
 complete -c probe-metric -l no-stack -d 'leave out the NPU_Stack_Info column'
 complete -c probe-metric -s o -l output-dir -x -a '(__probe_paths dir)' -d 'write msprobe\'s CSV files into DIR, one per rank, as msprobe names them (implies --csv)'
 complete -c probe-metric -l rows-per-file -x -d 'split CSV files after N rows (default 1000000, as msprobe)'
+complete -c probe-metric -l partial -d 'accept a partial comparison: most target leaves without a golden partner'
 complete -c probe-metric -s j -l jobs -x -d 'threads at work on the pairs, this one included (default: the number of processors)'
 complete -c probe-metric -s v -l verbose -d 'print counts of verdicts and msprobe results on stderr at the end'
 complete -c probe-metric -s h -l help -d 'print this help and exit'

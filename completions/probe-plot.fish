@@ -22,5 +22,7 @@ complete -c probe-plot -l rtol -x -d 'mark the first divergence beyond this rela
 complete -c probe-plot -l atol -x -d 'mark the first divergence beyond this absolute tolerance (as probe-first)'
 complete -c probe-plot -l ulps -x -d 'mark the first divergence beyond N units in the last place (as probe-first)'
 complete -c probe-plot -l cos-min -x -d 'mark the first tensor pair whose Cosine is below X (as probe-first)'
+complete -c probe-plot -l where -x -d 'mark only the divergences whose record the jq filter JQ chooses (as probe-first)'
+complete -c probe-plot -l partial -d 'accept a partial comparison: most target leaves without a golden partner'
 complete -c probe-plot -s h -l help -d 'print this help and exit'
 complete -c probe-plot -l version -d 'print the version and exit'

@@ -31,9 +31,10 @@ _probe_first() {
 	--atol) return ;;
 	--ulps) return ;;
 	--cos-min) return ;;
+	--where) return ;;
 	esac
 	if [[ $cur == -* ]]; then
-		COMPREPLY=($(compgen -W "-n --count --format --rtol --atol --ulps --cos-min --nonfinite --msprobe -h --help --version" -- "$cur"))
+		COMPREPLY=($(compgen -W "-n --count --format --rtol --atol --ulps --cos-min --where --partial --nonfinite --msprobe -h --help --version" -- "$cur"))
 		return
 	fi
 	_probe_files "$cur"
@@ -109,7 +110,7 @@ _probe_match() {
 	--only-ranks) return ;;
 	esac
 	if [[ $cur == -* ]]; then
-		COMPREPLY=($(compgen -W "-f --fuzzy --data-mapping --cell-mapping --ranks-by-position --only-ranks -v --verbose -h --help --version" -- "$cur"))
+		COMPREPLY=($(compgen -W "-f --fuzzy --data-mapping --cell-mapping --ranks-by-position --only-ranks --partial -v --verbose -h --help --version" -- "$cur"))
 		return
 	fi
 	_probe_dumps "$cur"
@@ -134,7 +135,7 @@ _probe_metric() {
 	-j|--jobs) return ;;
 	esac
 	if [[ $cur == -* ]]; then
-		COMPREPLY=($(compgen -W "--csv --mode --rtol --atol --no-stack -o --output-dir --rows-per-file -j --jobs -v --verbose -h --help --version" -- "$cur"))
+		COMPREPLY=($(compgen -W "--csv --mode --rtol --atol --no-stack -o --output-dir --rows-per-file --partial -j --jobs -v --verbose -h --help --version" -- "$cur"))
 		return
 	fi
 	_probe_files "$cur"
@@ -164,9 +165,10 @@ _probe_plot() {
 	--atol) return ;;
 	--ulps) return ;;
 	--cos-min) return ;;
+	--where) return ;;
 	esac
 	if [[ $cur == -* ]]; then
-		COMPREPLY=($(compgen -W "-o --output --format --metric --ranks --range --width --height --module-depth --table-rows --rtol --atol --ulps --cos-min -h --help --version" -- "$cur"))
+		COMPREPLY=($(compgen -W "-o --output --format --metric --ranks --range --width --height --module-depth --table-rows --rtol --atol --ulps --cos-min --where --partial -h --help --version" -- "$cur"))
 		return
 	fi
 	_probe_files "$cur"

@@ -1,4 +1,5 @@
 #include "first.h"
+#include "alike.h"
 #include "comm.h"
 #include "jsonw.h"
 #include "mscell.h"
@@ -9,8 +10,11 @@
 #include "tensor.h"
 #include "verdict.h"
 #include "xalloc.h"
+#include "msg.h"
+#include "strmap.h"
 
 #include <math.h>
+#include <xxhash.h>
 
 /* A divergence (or a culprit) kept for the output. */
 struct finding {
@@ -22,6 +26,10 @@ struct finding {
 	char *entry, *name, *state;
 	size_t n;               /* 1 for the first on its rank */
 	bool cause;
+	bool parameter;         /* a "parameters" leaf */
+	size_t same_as;         /* the same tensor as the rank's divergence #same_as (0: none) */
+	int64_t carried_from;   /* a parameter carried from this earlier step by the optimizer (-1: not) */
+	uint64_t unchosen_before; /* divergences of its rank before it that --where did not choose */
 	int inputs;             /* of its operator, for an output: INPUTS_* */
 	uint64_t earlier_within; /* leaves that differed within the band before it */
 	uint64_t comm_before;   /* communication operators its rank had started before its operator */
@@ -59,6 +67,9 @@ struct rank_state {
 	uint64_t comm;           /* communication operators started */
 	uint64_t diffs, within;  /* leaves beyond / within the band */
 	uint64_t pairs, same, diff, unmatched, golden_only, unreadable, leaves, propagators;
+	int64_t first_diff_step; /* the step of its first divergence (when diffs) */
+	uint64_t unchosen;       /* divergences --where did not choose, while fewer than n were kept */
+	struct strmap reported;  /* fingerprint and step of the inputs and parameters reported -> their n */
 	struct finding *found;
 	size_t nfound, found_alloc;
 	/* --msprobe */
@@ -76,6 +87,8 @@ struct first_stream {
 	struct rank_state *ranks;
 	size_t nranks, ranks_alloc;
 	bool md5;                /* msprobe's mode: md5 (for the -da rule) */
+	struct alike *alike;     /* the like-for-like check (two runs) */
+	struct rank_state *cur;  /* the rank of the last target leaf: golden-only pairs after it are its */
 	bool finished;
 	size_t found;
 	struct strbuf scratch;
@@ -89,6 +102,8 @@ struct first_stream *first_new(const struct first_options *opts)
 		f->opts.n = 1;
 	f->banded = opts->band.rtol > 0 || opts->band.atol > 0 || opts->band.ulps > 0 || opts->cos_min > 0;
 	strbuf_init(&f->scratch, 0);
+	if (!opts->nonfinite)
+		f->alike = alike_new(&(struct alike_options){ .partial = opts->partial });
 	return f;
 }
 
@@ -130,6 +145,7 @@ void first_free(struct first_stream *f)
 		}
 		free(rs->ms);
 		free(rs->found);
+		strmap_release(&rs->reported);
 		free(rs->entry);
 		bad_leaf_clear(&rs->bad_in);
 		bad_leaf_clear(&rs->bad_out);
@@ -139,6 +155,7 @@ void first_free(struct first_stream *f)
 		strbuf_release(&rs->ms_out);
 	}
 	free(f->ranks);
+	alike_free(f->alike);
 	strbuf_release(&f->scratch);
 	free(f);
 }
@@ -146,6 +163,27 @@ void first_free(struct first_stream *f)
 size_t first_found(const struct first_stream *f)
 {
 	return f->found;
+}
+
+void first_counts(const struct first_stream *f, uint64_t *compared, uint64_t *total)
+{
+	*compared = *total = 0;
+	for (size_t i = 0; i < f->nranks; i++) {
+		const struct rank_state *rs = &f->ranks[i];
+		*total += rs->pairs + rs->golden_only;
+		*compared += rs->pairs - rs->unmatched - rs->unreadable;
+	}
+}
+
+int first_status(const struct first_stream *f)
+{
+	uint64_t compared, total;
+	if (f->found)
+		return PROBE_DIFFERENT;
+	if (f->opts.nonfinite)
+		return PROBE_OK;
+	first_counts(f, &compared, &total);
+	return compared < total && !alike_accepted(f->alike) ? PROBE_INCOMPLETE : PROBE_OK;
 }
 
 /* ---- ranks and operators ---------------------------------------------------- */
@@ -388,9 +426,10 @@ static void compare_tensors(const struct first_stream *f, const struct pair *p, 
 	strbuf_release(&err);
 }
 
+/* Both leaves from tensor dumps (the task table, alike.h), and a file named. */
 static bool wants_tensors(const struct pair *p)
 {
-	return p->has_t && p->has_g && span_str_eq(&p->t.f[LF_TASK], "tensor", 6) &&
+	return p->has_t && p->has_g && alike_compares_elements(&p->t, &p->g) &&
 	       (p->t.f[LF_DATA].kind == SPAN_STRING || p->g.f[LF_DATA].kind == SPAN_STRING);
 }
 
@@ -428,13 +467,25 @@ static bool differs_within_band(const struct judged *j)
 }
 
 /* One sentence for people on where a divergence comes from, its role first. */
-static char *explain(const struct finding *x, bool weight, const char *comm_entry)
+static char *explain(const struct rank_state *rs, const struct finding *x, bool weight, const char *comm_entry)
 {
 	struct strbuf sb = STRBUF_INIT;
 	bool output = x->inputs != INPUTS_NA;
-	if (x->received)
+	if (x->same_as)
+		strbuf_addf(&sb, "the same tensor as divergence #%zu (%s), seen again here: not a divergence of its own",
+			    x->same_as, rs->found[x->same_as - 1].name);
+	else if (x->received)
 		strbuf_addf(&sb, "received from another rank through %s; its inputs on this rank are the same",
 			    comm_entry);
+	else if (x->parameter && x->carried_from >= 0)
+		strbuf_addf(&sb, "propagated: a parameter carried from step %lld, whose gradients differed (the "
+				 "optimizer's update made it differ)",
+			    (long long)x->carried_from);
+	else if (x->parameter && x->n == 1 && !rs->diffs)
+		strbuf_addstr(&sb, "the cause: a parameter (a weight or bias) differs, and nothing dumped before it does");
+	else if (x->parameter)
+		strbuf_addstr(&sb, "a cause: a parameter (a weight or bias) differs; no dumped operator produces a "
+				   "parameter within a step, so this difference enters here, whatever differed before it");
 	else if (x->cause && output)
 		strbuf_addstr(&sb, "the cause: this operator made it; its inputs and parameters are the same as the golden's");
 	else if (x->cause && weight)
@@ -451,14 +502,51 @@ static char *explain(const struct finding *x, bool weight, const char *comm_entr
 		strbuf_addf(&sb, "propagated: carried from earlier, %zu leaves on this rank differ before it", x->n - 1);
 	if (x->earlier_within)
 		strbuf_addf(&sb, " (%llu earlier leaves differ within the band)", (unsigned long long)x->earlier_within);
+	if (x->unchosen_before)
+		strbuf_addf(&sb, " (%llu earlier divergences of this rank are not reported: --where did not choose them)",
+			    (unsigned long long)x->unchosen_before);
 	return strbuf_detach(&sb, NULL);
+}
+
+/* What an input or a parameter holds on both sides: its dtype, shape, statistics and CRC, hashed. */
+static uint64_t fingerprint(const struct pair *p)
+{
+	static const enum leaf_field fields[] = { LF_DTYPE, LF_SHAPE, LF_MAX, LF_MIN, LF_MEAN, LF_NORM, LF_MD5 };
+	struct strbuf sb = STRBUF_INIT;
+	uint64_t h;
+	for (int side = 0; side < 2; side++)
+		for (size_t i = 0; i < ARRAY_SIZE(fields); i++) {
+			const struct span *s = &(side ? &p->g : &p->t)->f[fields[i]];
+			if (s->kind != SPAN_NONE)
+				strbuf_add(&sb, s->p, s->n);
+			strbuf_addch(&sb, '\x1f');
+		}
+	h = XXH3_64bits(sb.buf, sb.len) | 1;
+	strbuf_release(&sb);
+	return h;
+}
+
+/*
+ * An input or parameter reported earlier in the same step whose tensor this
+ * one is (by its fingerprint), or 0; a new one is remembered as number n.
+ */
+static size_t same_tensor_as(struct rank_state *rs, uint64_t fp, int64_t step, size_t n)
+{
+	uint64_t key[2] = { fp, (uint64_t)step };
+	bool created;
+	struct strmap_slot *s = strmap_put(&rs->reported, key, sizeof(key), &created);
+	if (created)
+		s->value.u = n;
+	return created ? 0 : (size_t)s->value.u;
 }
 
 static void keep_finding(struct first_stream *f, struct rank_state *rs, const struct pair *p, struct judged *j,
 			 bool computed)
 {
 	const struct leafrec *r = &p->t;
+	const struct span *state = &r->f[LF_STATE];
 	struct finding *x;
+	size_t twin = is_output_state(state) ? 0 : same_tensor_as(rs, fingerprint(p), r->step, rs->nfound + 1);
 	ALLOC_GROW(rs->found, rs->nfound + 1, rs->found_alloc);
 	x = &rs->found[rs->nfound++];
 	memset(x, 0, sizeof(*x));
@@ -475,18 +563,37 @@ static void keep_finding(struct first_stream *f, struct rank_state *rs, const st
 	x->seq = r->seq;
 	x->entry = span_dup(&r->f[LF_ENTRY]);
 	x->name = span_dup(&r->f[LF_NAME]);
-	x->state = span_dup(&r->f[LF_STATE]);
+	x->state = span_dup(state);
 	x->n = rs->nfound;
-	x->inputs = span_str_eq(&r->f[LF_STATE], "output", 6) ? rs->inputs : INPUTS_NA;
+	x->same_as = twin;
+	x->parameter = span_str_eq(state, "parameters", 10);
+	x->carried_from = x->parameter && rs->diffs && rs->first_diff_step >= 0 && r->step > rs->first_diff_step
+				  ? rs->first_diff_step
+				  : -1;
+	x->inputs = span_str_eq(state, "output", 6) ? rs->inputs : INPUTS_NA;
 	x->earlier_within = rs->within;
+	x->unchosen_before = rs->unchosen;
 	x->comm_before = rs->comm;
 	x->in_comm = rs->entry_is_comm;
-	x->received = x->in_comm && x->inputs == INPUTS_SAME && span_str_eq(&r->f[LF_STATE], "output", 6);
+	x->received = x->in_comm && x->inputs == INPUTS_SAME && span_str_eq(state, "output", 6);
 	/* an output is made here when its operator's inputs were the same; anything else when nothing differed yet */
-	x->cause = !x->received && (x->inputs == INPUTS_NA ? !rs->diffs : x->inputs == INPUTS_SAME);
-	x->why = explain(x, r->f[LF_REQUIRES_GRAD].kind == SPAN_TRUE && !span_str_eq(&r->f[LF_STATE], "output", 6),
-			 rs->entry);
+	if (x->same_as)
+		x->cause = false;
+	else if (x->parameter)
+		x->cause = x->carried_from < 0; /* within a step no dumped operator makes a parameter */
+	else
+		x->cause = !x->received && (x->inputs == INPUTS_NA ? !rs->diffs : x->inputs == INPUTS_SAME);
+	x->why = explain(rs, x, r->f[LF_REQUIRES_GRAD].kind == SPAN_TRUE && !is_output_state(state), rs->entry);
 	f->found++;
+}
+
+/* The tensor files of an unreadable pair, for the report of the directories that are not there. */
+static void note_unreadable(struct first_stream *f, const struct pair *p)
+{
+	struct strbuf ts = STRBUF_INIT, gs = STRBUF_INIT;
+	alike_unreadable(f->alike, tensor_path(&p->t, &ts), p->has_g ? tensor_path(&p->g, &gs) : NULL);
+	strbuf_release(&ts);
+	strbuf_release(&gs);
 }
 
 static int add_pair(struct first_stream *f, const char *line, size_t len, struct strbuf *err)
@@ -505,11 +612,14 @@ static int add_pair(struct first_stream *f, const char *line, size_t len, struct
 		return -1;
 	}
 	if (!p.has_t) {
-		/* a golden leaf no target leaf took: counted, reported as such, never a divergence */
-		rank_of(f, p.g.rank)->golden_only++;
+		/* a golden leaf no target leaf took: its target rank's, counted, never a divergence */
+		(f->cur ? f->cur : rank_of(f, p.g.rank))->golden_only++;
+		alike_golden_only(f->alike, &p.g, p.partial);
 		return 0;
 	}
-	rs = rank_of(f, p.t.rank);
+	rs = f->cur = rank_of(f, p.t.rank);
+	if (alike_target(f->alike, &p.t, p.has_g, p.has_g ? &p.g : NULL, p.partial, err) < 0)
+		return -1;
 	enter(f, rs, &p.t, NULL);
 	rs->pairs++;
 	if (p.t.f[LF_MD5].kind == SPAN_STRING && (!p.has_g || p.g.f[LF_MD5].kind == SPAN_STRING) &&
@@ -543,12 +653,24 @@ static int add_pair(struct first_stream *f, const char *line, size_t len, struct
 		break;
 	case VERDICT_UNREADABLE:
 		rs->unreadable++;
+		note_unreadable(f, &p);
 		break;
 	case VERDICT_DIFF:
 		rs->diff++;
-		if (rs->nfound < f->opts.n)
-			keep_finding(f, rs, &p, &j, computed);
-		rs->diffs++;
+		if (rs->nfound < f->opts.n) {
+			int chosen = f->opts.where ? jqsel_match(f->opts.where, line, len, err) : 1;
+			if (chosen < 0) {
+				strbuf_release(&j.v.reason);
+				strbuf_release(&j.tensor);
+				return -1;
+			}
+			if (chosen)
+				keep_finding(f, rs, &p, &j, computed);
+			else
+				rs->unchosen++;
+		}
+		if (!rs->diffs++)
+			rs->first_diff_step = p.t.step;
 		if (!is_output_state(&p.t.f[LF_STATE]))
 			rs->inputs = INPUTS_DIFFER;
 		break;
@@ -760,6 +882,8 @@ int first_finish(struct first_stream *f, struct strbuf *err)
 	} else if (!pairs) {
 		strbuf_addstr(err, "no pair records: nothing to compare");
 		return -1;
+	} else if (alike_finish(f->alike, err) < 0) {
+		return -1;
 	} else if (!matched) {
 		strbuf_addf(err, "none of the %llu pairs has both a target and a golden leaf: nothing to compare",
 			    (unsigned long long)pairs);
@@ -798,6 +922,8 @@ static const char *role_name(const struct first_stream *f, const struct finding 
 {
 	if (x->received)
 		return "received";
+	if (x->same_as)
+		return "same_tensor";
 	if (f->opts.nonfinite)
 		return x->inputs == INPUTS_NA ? "enters" : "culprit";
 	return x->cause ? "cause" : "propagated";
@@ -826,6 +952,8 @@ static void write_finding(const struct first_stream *f, const struct finding *x,
 	strbuf_addstr(out, ",\"step\":");
 	add_i64_or_null(out, x->step);
 	strbuf_addf(out, ",\"n\":%zu,\"role\":\"%s\"", x->n, role_name(f, x));
+	if (x->same_as)
+		strbuf_addf(out, ",\"same_as\":%zu", x->same_as);
 	strbuf_addstr(out, ",\"entry\":");
 	jsonw_str(out, x->entry);
 	strbuf_addstr(out, ",\"leaf\":");
@@ -840,6 +968,8 @@ static void write_finding(const struct first_stream *f, const struct finding *x,
 	}
 	if (f->banded)
 		strbuf_addf(out, ",\"earlier_within_band\":%llu", (unsigned long long)x->earlier_within);
+	if (f->opts.where)
+		strbuf_addf(out, ",\"not_chosen_before\":%llu", (unsigned long long)x->unchosen_before);
 	strbuf_addf(out, ",\"comm_ops_before\":%llu,\"in_comm\":%s,\"started_here\":%s,\"why\":",
 		    (unsigned long long)x->comm_before, x->in_comm ? "true" : "false", x->started ? "true" : "false");
 	jsonw_str(out, x->why);
@@ -905,14 +1035,32 @@ static void write_summary(const struct first_stream *f, struct strbuf *out)
 		add_i64_or_null(out, rs->rank);
 		first = false;
 	}
-	strbuf_addstr(out, "]}}\n");
+	strbuf_addstr(out, "]");
+	if (!f->opts.nonfinite) {
+		uint64_t compared, total;
+		int status = first_status(f);
+		first_counts(f, &compared, &total);
+		strbuf_addf(out, ",\"compared\":%llu,\"total\":%llu,\"answer\":\"%s\",\"partial\":%s",
+			    (unsigned long long)compared, (unsigned long long)total,
+			    status == PROBE_DIFFERENT ? "divergence" : compared < total ? "incomplete" : "no_divergence",
+			    alike_partial(f->alike) || (compared < total && alike_accepted(f->alike)) ? "true" : "false");
+	}
+	strbuf_addstr(out, "}}\n");
+}
+
+static bool rank_started(const struct rank_state *rs)
+{
+	return rs->nfound && rs->found[0].started;
 }
 
 void first_write_records(const struct first_stream *f, struct strbuf *out)
 {
-	for (size_t i = 0; i < f->nranks; i++)
-		for (size_t k = 0; k < f->ranks[i].nfound; k++)
-			write_finding(f, &f->ranks[i].found[k], out);
+	/* the ranks that started it first: the first record is the answer */
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t i = 0; i < f->nranks; i++)
+			if (rank_started(&f->ranks[i]) == !pass)
+				for (size_t k = 0; k < f->ranks[i].nfound; k++)
+					write_finding(f, &f->ranks[i].found[k], out);
 	write_summary(f, out);
 }
 
@@ -988,82 +1136,282 @@ static void add_rank_label(struct strbuf *out, int64_t rank)
 		strbuf_addf(out, "rank %lld", (long long)rank);
 }
 
-void first_write_text(const struct first_stream *f, struct strbuf *out)
+/* "FILE:LINE in FUNCTION: CODE", the user's line probe-stack attached ("" when none). */
+static void where_text(const struct finding *x, struct strbuf *out)
 {
-	struct strbuf sb = STRBUF_INIT;
-	size_t with = 0;
-	for (size_t i = 0; i < f->nranks; i++)
+	struct strbuf w = STRBUF_INIT;
+	static const char *const keys[] = { "file", "line", "function", "code" };
+	struct span v[4];
+	struct rs_iter it;
+	strbuf_reset(out);
+	leaf_field_text(x, LF_WHERE, &w);
+	if (w.len && rs_begin(&it, w.buf, w.len) == 0 && rs_fields(&it, keys, 4, v) == 0 &&
+	    v[0].kind == SPAN_STRING) {
+		struct strbuf part = STRBUF_INIT;
+		span_string(&v[0], out);
+		if (v[1].kind == SPAN_NUMBER)
+			strbuf_addf(out, ":%.*s", (int)v[1].n, v[1].p);
+		if (v[2].kind == SPAN_STRING && span_string(&v[2], &part) == 0)
+			strbuf_addf(out, " in %s", part.buf);
+		strbuf_reset(&part);
+		if (v[3].kind == SPAN_STRING && span_string(&v[3], &part) == 0 && part.len)
+			strbuf_addf(out, ": %s", part.buf);
+		strbuf_release(&part);
+	}
+	strbuf_release(&w);
+}
+
+/* "NAME (state, dtype [shape])" */
+static void leaf_label(const struct finding *x, struct strbuf *out, struct strbuf *sb)
+{
+	leaf_field_text(x, LF_DTYPE, sb);
+	strbuf_addf(out, "%s (%s%s%s", x->name, x->state, sb->len ? ", " : "", sb->buf);
+	leaf_field_text(x, LF_SHAPE, sb);
+	strbuf_addf(out, "%s", sb->len ? " " : "");
+	for (size_t at = 0; at < sb->len; at++) {
+		strbuf_addch(out, sb->buf[at]);
+		if (sb->buf[at] == ',')
+			strbuf_addch(out, ' ');
+	}
+	strbuf_addch(out, ')');
+}
+
+/* What differs, for people: each field with target and golden labelled, then the elements. */
+static void add_differences(const struct first_stream *f, const struct finding *x, struct strbuf *out)
+{
+	struct pair p;
+	struct strbuf err = STRBUF_INIT, reason = STRBUF_INIT;
+	struct verdict_result v = { .reason = STRBUF_INIT };
+	struct verdict_options vo = { f->opts.band.rtol, f->opts.band.atol };
+	size_t before = out->len;
+	const char *tensor;
+	if (x->reason)
+		strbuf_addstr(&reason, x->reason);
+	if (pair_parse(&p, x->line, x->len, &err) == 0 && p.has_t && p.has_g) {
+		if (!x->reason && p.reason.kind == SPAN_STRING)
+			span_string(&p.reason, &reason);
+		verdict_pair(&p.t, &p.g, &vo, &v);
+		verdict_write_text(&p.t, &p.g, v.differs, "  differs  ", "           ", out);
+	}
+	/* the elements, as the reason says them */
+	tensor = strstr(reason.buf, "tensor");
+	if (tensor)
+		strbuf_addf(out, "%s%s\n", out->len > before ? "           " : "  differs  ", tensor);
+	else if (out->len == before)
+		strbuf_addf(out, "  differs  %s\n", reason.buf);
+	strbuf_release(&v.reason);
+	strbuf_release(&err);
+	strbuf_release(&reason);
+}
+
+/* One divergence (or culprit), in full. */
+static void write_finding_text(const struct first_stream *f, const struct rank_state *rs, const struct finding *x,
+			       const char *ranks, struct strbuf *out, struct strbuf *sb)
+{
+	strbuf_addch(out, '\n');
+	if (ranks)
+		strbuf_addstr(out, ranks);
+	else
+		add_rank_label(out, x->rank);
+	if (x->step >= 0)
+		strbuf_addf(out, ", step %lld", (long long)x->step);
+	strbuf_addf(out, ": %s #%zu%s\n", f->opts.nonfinite ? "first inf/nan" : "divergence", x->n,
+		    x->started ? " (this rank started it)" : ranks ? " (received alike; the numbers are the first rank's)" : "");
+	strbuf_addf(out, "  entry    %s", x->entry);
+	if (rs->comm)
+		strbuf_addf(out, " (after %llu communication operator%s)", (unsigned long long)x->comm_before,
+			    x->comm_before == 1 ? "" : "s");
+	strbuf_addstr(out, "\n  leaf     ");
+	leaf_label(x, out, sb);
+	strbuf_addch(out, '\n');
+	if (x->what)
+		strbuf_addf(out, "  values   %s\n", x->what);
+	else
+		add_differences(f, x, out);
+	strbuf_addf(out, "  verdict  %s\n", x->why);
+	where_text(x, sb);
+	if (sb->len)
+		strbuf_addf(out, "  where    %s\n", sb->buf);
+	add_frames(out, x);
+}
+
+/* The ranks (from i on) whose first finding is received through the same entry as rank i's, as "ranks 0, 1, 3". */
+static size_t received_alike(const struct first_stream *f, size_t i, bool *taken, struct strbuf *label)
+{
+	const struct finding *x = &f->ranks[i].found[0];
+	size_t n = 0;
+	strbuf_reset(label);
+	for (size_t k = i; k < f->nranks; k++) {
+		const struct rank_state *rs = &f->ranks[k];
+		if (taken[k] || !rs->nfound || rank_started(rs) || strcmp(rs->found[0].entry, x->entry) ||
+		    rs->found[0].received != x->received || strcmp(rs->found[0].name, x->name))
+			continue;
+		taken[k] = true;
+		strbuf_addstr(label, n++ ? ", " : "");
+		if (rs->rank < 0)
+			strbuf_addstr(label, "(no rank)");
+		else
+			strbuf_addf(label, "%lld", (long long)rs->rank);
+	}
+	return n;
+}
+
+static void write_rank_tail(const struct first_stream *f, const struct rank_state *rs, struct strbuf *out)
+{
+	if (!f->opts.nonfinite && rs->nfound)
+		strbuf_addf(out, "  then     %llu leaves differ in all on this rank; %llu same, %llu unmatched, "
+				 "%llu golden-only, %llu unreadable\n",
+			    (unsigned long long)rs->diff, (unsigned long long)rs->same, (unsigned long long)rs->unmatched,
+			    (unsigned long long)rs->golden_only, (unsigned long long)rs->unreadable);
+	if (f->opts.nonfinite && rs->nfound)
+		strbuf_addf(out, "  then     %llu operators fed by inf/nan passed it on\n",
+			    (unsigned long long)rs->propagators);
+	if (!f->opts.nonfinite)
+		alike_explain(f->alike, rs->rank, "  note     ", out);
+}
+
+/* "incomplete: N of M pairs compared (...)" (head: what starts it), the directories not there, the task note. */
+static void write_completeness(const struct first_stream *f, const char *indent, const char *head,
+			       struct strbuf *out)
+{
+	uint64_t compared, total, unmatched = 0, golden_only = 0, unreadable = 0;
+	struct strbuf note = STRBUF_INIT;
+	if (f->opts.nonfinite)
+		return;
+	first_counts(f, &compared, &total);
+	for (size_t i = 0; i < f->nranks; i++) {
+		unmatched += f->ranks[i].unmatched;
+		golden_only += f->ranks[i].golden_only;
+		unreadable += f->ranks[i].unreadable;
+	}
+	if (compared < total) {
+		strbuf_addf(out, "%s%s%llu of %llu pairs compared; not compared: %llu unmatched, %llu golden-only, "
+				 "%llu unreadable",
+			    indent, head, (unsigned long long)compared, (unsigned long long)total,
+			    (unsigned long long)unmatched, (unsigned long long)golden_only, (unsigned long long)unreadable);
+		if (alike_accepted(f->alike))
+			strbuf_addstr(out, " (accepted as a partial comparison)");
+		strbuf_addch(out, '\n');
+	}
+	alike_missing_dirs(f->alike, indent, out);
+	alike_tasks_note(f->alike, &note);
+	if (note.len)
+		strbuf_addf(out, "%s%s\n", indent, note.buf);
+	strbuf_release(&note);
+}
+
+/* The answer first: who started it, where, what it is, the user's line; the other ranks in a line each. */
+static void write_lead(const struct first_stream *f, struct strbuf *out, struct strbuf *sb)
+{
+	size_t with = 0, starters = 0;
+	bool *taken = xcalloc(f->nranks + 1, sizeof(*taken));
+	struct strbuf label = STRBUF_INIT;
+	for (size_t i = 0; i < f->nranks; i++) {
 		with += f->ranks[i].nfound > 0;
-	if (!f->found) {
-		uint64_t unmatched = 0, unreadable = 0;
-		for (size_t i = 0; i < f->nranks; i++) {
-			unmatched += f->ranks[i].unmatched;
-			unreadable += f->ranks[i].unreadable;
+		starters += rank_started(&f->ranks[i]);
+	}
+	strbuf_addf(out, "%s on %zu of %zu rank%s; started on ", f->opts.nonfinite ? "inf/nan" : "divergence", with,
+		    f->nranks, f->nranks == 1 ? "" : "s");
+	for (size_t i = 0, k = 0; i < f->nranks; i++)
+		if (rank_started(&f->ranks[i])) {
+			strbuf_addstr(out, k++ ? ", " : "");
+			add_rank_label(out, f->ranks[i].rank);
 		}
-		strbuf_addf(out, f->opts.nonfinite ? "no inf or nan in %zu rank%s" : "no divergence in %zu rank%s",
-			    f->nranks, f->nranks == 1 ? "" : "s");
-		/* what was not compared is part of the answer */
-		if (!f->opts.nonfinite && (unmatched || unreadable))
-			strbuf_addf(out, "; not compared: %llu unmatched, %llu unreadable",
-				    (unsigned long long)unmatched, (unsigned long long)unreadable);
-		strbuf_addch(out, '\n');
-	} else {
-		strbuf_addf(out, "%s on %zu of %zu rank%s; started on ",
-			    f->opts.nonfinite ? "inf/nan" : "divergence", with, f->nranks, f->nranks == 1 ? "" : "s");
-		bool first = true;
-		for (size_t i = 0; i < f->nranks; i++)
-			if (f->ranks[i].nfound && f->ranks[i].found[0].started) {
-				strbuf_addstr(out, first ? "" : ", ");
-				add_rank_label(out, f->ranks[i].rank);
-				first = false;
-			}
-		strbuf_addch(out, '\n');
+	strbuf_addstr(out, starters > 1 ? " (independently)\n" : "\n");
+	for (size_t i = 0; i < f->nranks; i++) {
+		const struct finding *x;
+		if (!rank_started(&f->ranks[i]))
+			continue;
+		x = &f->ranks[i].found[0];
+		taken[i] = true;
+		strbuf_addstr(out, "  ");
+		add_rank_label(out, x->rank);
+		if (x->step >= 0)
+			strbuf_addf(out, ", step %lld", (long long)x->step);
+		strbuf_addstr(out, ": ");
+		leaf_label(x, out, sb);
+		strbuf_addf(out, "\n    %s\n", x->why);
+		where_text(x, sb);
+		if (sb->len)
+			strbuf_addf(out, "    at %s\n", sb->buf);
 	}
 	for (size_t i = 0; i < f->nranks; i++) {
-		const struct rank_state *rs = &f->ranks[i];
-		for (size_t k = 0; k < rs->nfound; k++) {
-			const struct finding *x = &rs->found[k];
-			strbuf_addch(out, '\n');
-			add_rank_label(out, x->rank);
-			if (x->step >= 0)
-				strbuf_addf(out, ", step %lld", (long long)x->step);
-			strbuf_addf(out, ": %s #%zu%s\n", f->opts.nonfinite ? "first inf/nan" : "divergence", x->n,
-				    x->started ? " (this rank started it)" : "");
-			strbuf_addf(out, "  entry    %s (after %llu communication operator%s)\n", x->entry,
-				    (unsigned long long)x->comm_before, x->comm_before == 1 ? "" : "s");
-			leaf_field_text(x, LF_DTYPE, &sb);
-			strbuf_addf(out, "  leaf     %s (%s%s%s", x->name, x->state, sb.len ? ", " : "", sb.buf);
-			leaf_field_text(x, LF_SHAPE, &sb);
-			strbuf_addf(out, "%s", sb.len ? " " : "");
-			for (size_t at = 0; at < sb.len; at++)
-				strbuf_addstr(out, sb.buf[at] == ',' ? ", " : (char[2]){ sb.buf[at], 0 });
-			strbuf_addstr(out, ")\n");
-			if (x->what) {
-				strbuf_addf(out, "  values   %s\n", x->what);
-			} else {
-				struct pair p;
-				struct strbuf err = STRBUF_INIT, reason = STRBUF_INIT;
-				if (x->reason)
-					strbuf_addstr(&reason, x->reason);
-				else if (pair_parse(&p, x->line, x->len, &err) == 0 && p.reason.kind == SPAN_STRING)
-					span_string(&p.reason, &reason);
-				strbuf_addf(out, "  differs  %s\n", reason.buf);
-				strbuf_release(&err);
-				strbuf_release(&reason);
-			}
-			strbuf_addf(out, "  verdict  %s\n", x->why);
-			add_frames(out, x);
-		}
-		if (!f->opts.nonfinite && rs->nfound)
-			strbuf_addf(out, "  then     %llu leaves differ in all on this rank; %llu same, %llu unmatched, "
-					 "%llu golden-only\n",
-				    (unsigned long long)rs->diff, (unsigned long long)rs->same,
-				    (unsigned long long)rs->unmatched, (unsigned long long)rs->golden_only);
-		if (f->opts.nonfinite && rs->nfound)
-			strbuf_addf(out, "  then     %llu operators fed by inf/nan passed it on\n",
-				    (unsigned long long)rs->propagators);
+		const struct finding *x;
+		size_t n;
+		if (taken[i] || !f->ranks[i].nfound)
+			continue;
+		x = &f->ranks[i].found[0];
+		n = received_alike(f, i, taken, &label);
+		strbuf_addf(out, "  rank%s %s: ", n > 1 ? "s" : "", label.buf);
+		if (x->received)
+			strbuf_addf(out, "received it through %s\n", x->entry);
+		else
+			strbuf_addf(out, "%s at %s\n", role_name(f, x), x->name);
 	}
+	strbuf_reset(&label);
+	for (size_t i = 0, n = 0; i < f->nranks; i++)
+		if (!f->ranks[i].nfound) {
+			strbuf_addstr(&label, n++ ? ", " : "");
+			add_rank_label(&label, f->ranks[i].rank);
+		}
+	if (label.len)
+		strbuf_addf(out, "  no %s on %s\n", f->opts.nonfinite ? "inf/nan" : "divergence", label.buf);
+	write_completeness(f, "  ", "incomplete: ", out);
+	strbuf_release(&label);
+	free(taken);
+}
+
+static void write_nothing_found(const struct first_stream *f, struct strbuf *out)
+{
+	uint64_t compared, total;
+	if (f->opts.nonfinite) {
+		strbuf_addf(out, "no inf or nan in %zu rank%s\n", f->nranks, f->nranks == 1 ? "" : "s");
+		return;
+	}
+	first_counts(f, &compared, &total);
+	if (compared == total)
+		strbuf_addf(out, "no divergence: all %llu pairs of %zu rank%s compared, and the same\n",
+			    (unsigned long long)total, f->nranks, f->nranks == 1 ? "" : "s");
+	else
+		strbuf_addf(out, "%s: no divergence in what was compared\n",
+			    alike_accepted(f->alike) ? "no divergence (a partial comparison)" : "incomplete");
+	write_completeness(f, "  ", "", out);
+	for (size_t i = 0; i < f->nranks; i++)
+		alike_explain(f->alike, f->ranks[i].rank, "  note     ", out);
+}
+
+void first_write_text(const struct first_stream *f, struct strbuf *out)
+{
+	struct strbuf sb = STRBUF_INIT, label = STRBUF_INIT, header = STRBUF_INIT;
+	bool *taken;
+	if (!f->found) {
+		write_nothing_found(f, out);
+		return;
+	}
+	write_lead(f, out, &sb);
+	/* the details: the ranks that started it, then the others; with -n 1 the ranks that received alike once */
+	taken = xcalloc(f->nranks + 1, sizeof(*taken));
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t i = 0; i < f->nranks; i++) {
+			const struct rank_state *rs = &f->ranks[i];
+			const char *ranks = NULL;
+			if (taken[i] || rank_started(rs) != !pass)
+				continue;
+			if (pass && f->opts.n == 1 && rs->nfound && rs->found[0].received &&
+			    received_alike(f, i, taken, &label) > 1) {
+				strbuf_reset(&header);
+				strbuf_addf(&header, "ranks %s", label.buf);
+				ranks = header.buf;
+			}
+			taken[i] = true;
+			for (size_t k = 0; k < rs->nfound; k++)
+				write_finding_text(f, rs, &rs->found[k], k ? NULL : ranks, out, &sb);
+			write_rank_tail(f, rs, out);
+		}
+	free(taken);
 	strbuf_release(&sb);
+	strbuf_release(&label);
+	strbuf_release(&header);
 }
 
 /* ---- msprobe's answer ------------------------------------------------------------ */

@@ -17,7 +17,15 @@
  * an input or a parameter, the difference enters there from outside what
  * was dumped (a weight, the data, an operator that is not dumped);
  * propagated otherwise (the operator received a difference, or it was
- * carried from earlier).  With a band, how many earlier leaves differed
+ * carried from earlier).  A parameter ("parameters" leaf) is never
+ * propagated within a step, since no dumped operator produces it: it is a
+ * cause, or the same tensor as an input or parameter already reported
+ * (same statistics on both sides: "same_tensor"), or, when an earlier step
+ * of its rank diverged, propagated by the optimizer's update.
+ *
+ * Like for like (alike.h): the pairs go through the one check every tool
+ * runs (frameworks, the match-rate guard; --partial accepts a partial
+ * comparison); golden-only pairs belong to the target rank before them.  With a band, how many earlier leaves differed
  * within it is counted, since a band wide enough to hide noise hides a
  * small first cause.
  *
@@ -37,10 +45,16 @@
  *
  * Memory: per rank, counters and the records of the divergences kept
  * (at most `n`); nothing per pair.
+ *
+ * With opts.where, the divergences the filter does not choose are counted
+ * (they still make later leaves propagated, and the operators after them
+ * fed by a difference) but not reported; the filter runs only on leaves
+ * that diverge, while fewer than `n` are kept on their rank.
  */
 #ifndef PROBE_FIRST_H
 #define PROBE_FIRST_H
 
+#include "jqsel.h"
 #include "strbuf.h"
 #include "tmetric.h"
 
@@ -50,6 +64,13 @@ struct first_options {
 	size_t n;             /* divergences (or culprits) to report per rank; 0 means 1 */
 	bool nonfinite;       /* one run: the first inf/nan */
 	bool msprobe;         /* keep what first_write_msprobe() needs (an entry's worth per operator) */
+	bool partial;         /* accept a partial comparison (alike.h): --partial */
+	/*
+	 * --where: report only the divergences whose record (as it came in)
+	 * the filter chooses; every leaf still counts for their roles.  NULL:
+	 * all.  The caller's; it outlives the stream.
+	 */
+	struct jqsel *where;
 };
 
 struct first_stream;
@@ -73,6 +94,21 @@ int first_finish(struct first_stream *f, struct strbuf *err);
 size_t first_found(const struct first_stream *f);
 
 /*
+ * After first_finish(): the pairs compared (matched, and their tensors read
+ * when they have any) and all of them (with the unmatched target leaves and
+ * the golden-only leaves).
+ */
+void first_counts(const struct first_stream *f, uint64_t *compared, uint64_t *total);
+
+/*
+ * The answer as an exit status, after first_finish(): PROBE_DIFFERENT when
+ * a divergence (or culprit) was found; otherwise PROBE_INCOMPLETE when some
+ * pair could not be compared and the comparison was not accepted as
+ * partial; PROBE_OK.
+ */
+int first_status(const struct first_stream *f);
+
+/*
  * One divergence (or culprit) found, after first_finish(): i from 0 to
  * first_found() - 1, ranks in numeric order, then in execution order.
  * The strings belong to f and live until first_free().
@@ -80,12 +116,17 @@ size_t first_found(const struct first_stream *f);
 struct first_mark {
 	int64_t rank, step, seq;
 	const char *entry, *leaf;
-	const char *role;       /* cause, propagated, received; culprit, enters (nonfinite) */
+	const char *role;       /* cause, propagated, received, same_tensor; culprit, enters (nonfinite) */
 	size_t n;               /* 1 for the first of its rank */
 };
 void first_mark_at(const struct first_stream *f, size_t i, struct first_mark *m);
 
-/* The results: records (the pair, or leaf, with "first_divergence" / "first_nonfinite"), then a summary. */
+/*
+ * The results: records (the pair, or leaf, with "first_divergence" /
+ * "first_nonfinite"), then a summary.  The ranks that started it come
+ * first (in numeric order), then the others (in numeric order); within a
+ * rank, execution order: the first record is the answer.
+ */
 void first_write_records(const struct first_stream *f, struct strbuf *out);
 /* The same for people. */
 void first_write_text(const struct first_stream *f, struct strbuf *out);

@@ -2,6 +2,9 @@
 #include "dump.h"
 #include "leafrec.h"
 #include "record.h"
+#include "msg.h"
+
+#include <sys/stat.h>
 
 struct flattening {
 	struct record_source src;
@@ -11,12 +14,26 @@ struct flattening {
 	void *ctx;
 };
 
+/* A tensor dump whose tensor directory is not there: said once, up front, not per leaf. */
+static void warn_if_no_tensors(const struct dump_reader *d, const char *dir)
+{
+	struct stat st;
+	if (!d->meta.task || strcmp(d->meta.task, "tensor") || !dir || (stat(dir, &st) == 0 && S_ISDIR(st.st_mode)))
+		return;
+	size_t n = strlen(dir);
+	while (n > 1 && dir[n - 1] == '/')
+		n--;
+	warning("%.*s: no such directory: the tensor files of %s are not there, and none of its tensors can be "
+		"compared element by element", (int)n, dir, d->path);
+}
+
 static int one_leaf(const struct dump_reader *d, const struct leaf *leaf, void *ctx)
 {
 	struct flattening *f = ctx;
 	if (!f->prepared) {
 		f->src.task = d->meta.task;
 		f->src.tensor_dir = record_tensor_dir(d->path, d->meta.dump_data_dir);
+		warn_if_no_tensors(d, f->src.tensor_dir);
 		record_source_prepare(&f->src);
 		f->prepared = true;
 	}

@@ -1,4 +1,5 @@
 #include "match.h"
+#include "alike.h"
 #include "arena.h"
 #include "flatten.h"
 #include "json.h"
@@ -100,10 +101,12 @@ struct tgroup {
 	uint32_t golden;      /* group index */
 	uint64_t gen;         /* pairing generation */
 	struct strmap occurrences; /* fuzzy: occurrences of each name in this group */
+	bool pair_checked;    /* its first matched pair went through alike's pair checks */
 };
 
 struct matcher {
 	struct match_options opts;
+	struct alike *alike;    /* the like-for-like check of the pairs written */
 	struct arena store;
 	struct gleaf *leaves;
 	size_t nleaves, leaves_alloc;
@@ -133,6 +136,7 @@ struct matcher *matcher_new(const struct match_options *opts)
 {
 	struct matcher *m = xcalloc(1, sizeof(*m));
 	m->opts = *opts;
+	m->alike = alike_new(&(struct alike_options){ .partial = opts->partial, .any_framework = true });
 	m->store.big = true; /* the golden index lives until the end */
 	strbuf_init(&m->scratch, 0);
 	strbuf_init(&m->scratch2, 0);
@@ -160,6 +164,7 @@ void matcher_free(struct matcher *m)
 	strbuf_release(&m->load.scratch2);
 	strmap_release(&m->load.dtypes);
 	dump_list_release(&m->load.list);
+	alike_free(m->alike);
 	free(m->load.batch);
 	free(m->hits);
 	arena_release(&m->store);
@@ -937,11 +942,21 @@ static void add_pair_head(struct strbuf *out, const char *key_json, size_t key_l
 	strbuf_add(out, key_json, key_len);
 }
 
+/* A golden-only leaf written (its record's text), for the like-for-like check. */
+static void note_golden_only(struct matcher *m, const char *text, size_t len)
+{
+	struct leafrec r;
+	const char *why;
+	if (leafrec_parse(&r, text, len, &why) == 0)
+		alike_golden_only(m->alike, &r, false);
+}
+
 /* The golden-only leaves of the current group: under the lock, once the group is complete. */
 static int flush_golden_only(struct matcher *m, struct strbuf *out, struct strbuf *err)
 {
 	const struct ggroup *g;
 	int64_t after = -1;
+	size_t at;
 	if (!m->cur.started)
 		return 0;
 	while (!m->groups[m->cur.golden].complete)
@@ -956,12 +971,16 @@ static int flush_golden_only(struct matcher *m, struct strbuf *out, struct strbu
 		}
 		add_pair_head(out, l->text + l->key_off, l->key_len);
 		strbuf_add(out, ",\"t\":null,\"g\":", 14);
+		at = out->len;
 		add_golden_text(out, l, g);
+		note_golden_only(m, out->buf + at, out->len - at);
 		strbuf_add(out, ",\"t_after\":", 11);
 		if (after < 0)
 			strbuf_add(out, "null", 4);
 		else
 			strbuf_addi(out, after);
+		if (m->opts.partial)
+			strbuf_add(out, ",\"partial\":true", 15);
 		strbuf_add(out, "}\n", 2);
 		m->stats.golden_only++;
 		if (m->opts.drain && out->len >= DRAIN_AT)
@@ -1013,6 +1032,7 @@ static int start_group(struct matcher *m, int64_t step, int64_t rank, struct str
 	m->cur.rank = rank;
 	m->cur.golden = g;
 	m->cur.gen = ++m->gen;
+	m->cur.pair_checked = false;
 	strmap_clear(&m->cur.occurrences);
 	return 0;
 }
@@ -1119,6 +1139,20 @@ static bool holds(const char *line, size_t len, const char *w)
 	return false;
 }
 
+/*
+ * A matched target leaf, for the like-for-like check; the first pair of a
+ * group with its golden leaf parsed (frameworks, tasks), the others without
+ * (the golden text stays unparsed on the hot path).
+ */
+static int check_pair(struct matcher *m, const struct leafrec *t, const char *gtext, size_t glen, struct strbuf *err)
+{
+	struct leafrec g;
+	const char *why;
+	bool full = !m->cur.pair_checked && leafrec_parse(&g, gtext, glen, &why) == 0;
+	m->cur.pair_checked |= full;
+	return alike_target(m->alike, t, true, full ? &g : NULL, false, err);
+}
+
 int matcher_add_target(struct matcher *m, const char *line, size_t len, struct strbuf *out, struct strbuf *err)
 {
 	struct leafrec r;
@@ -1149,19 +1183,27 @@ int matcher_add_target(struct matcher *m, const char *line, size_t len, struct s
 		add_pair_head(out, key_json->buf, key_json->len);
 		strbuf_add(out, ",\"t\":", 5);
 		strbuf_add(out, line, len);
-		strbuf_add(out, ",\"g\":null}\n", 11);
+		strbuf_add(out, ",\"g\":null", 9);
+		if (m->opts.partial)
+			strbuf_add(out, ",\"partial\":true", 15);
+		strbuf_add(out, "}\n", 2);
 		m->stats.unmatched++;
 		m->stats.pairs++;
+		alike_target(m->alike, &r, false, NULL, false, err);
 	} else if (gate) {
 		ms_dtype_cell(&r, &m->scratch2);
 	}
 	for (ssize_t i = 0; i < hits; i++) {
 		const struct gleaf *g = &m->hits[i].leaf;
+		size_t at;
 		add_pair_head(out, key_json->buf, key_json->len);
 		strbuf_add(out, ",\"t\":", 5);
 		strbuf_add(out, line, len);
 		strbuf_add(out, ",\"g\":", 5);
+		at = out->len;
 		add_golden_text(out, g, &m->hits[i].group);
+		if (!i && check_pair(m, &r, out->buf + at, out->len - at, err) < 0)
+			return -1;
 		if (gate && !dtype_gate_passes(m->scratch2.buf, g->dtype)) {
 			strbuf_add(out, ",\"msprobe_unmatched\":\"dtype\"", 28);
 			m->stats.gated++;
@@ -1194,10 +1236,17 @@ int matcher_finish(struct matcher *m, struct strbuf *out, struct strbuf *err)
 			    (long long)m->groups[i].step);
 		return -1;
 	}
+	if (alike_finish(m->alike, err) < 0)
+		return -1;
 	if (m->stats.unmatched == m->stats.targets) {
 		strbuf_addf(err, "none of the %llu target leaves has a golden counterpart: nothing to compare",
 			    (unsigned long long)m->stats.targets);
 		return -1;
 	}
 	return 0;
+}
+
+void matcher_explain(const struct matcher *m, struct strbuf *out)
+{
+	alike_explain_all(m->alike, out);
 }

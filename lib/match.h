@@ -10,6 +10,9 @@
  * leaves no target leaf took, with "t": null.  Nothing is dropped.
  *
  * Pair record: {"key": K, "t": <target record>, "g": <golden record>}
+ * plus "partial": true on the unmatched and golden-only pairs when the
+ * comparison is accepted as partial (opts.partial: the tools after it then
+ * accept it too, alike.h),
  * plus "msprobe_unmatched": "dtype" when msprobe's dtype gate would treat
  * the pair as unmatched (dtypes differ and are not both in the
  * float16/float32/bfloat16 group; the gate is off with a data mapping),
@@ -51,6 +54,7 @@ struct match_options {
 	bool cell_mapping;                  /* -cm given */
 	const struct yamlmap *cell_map;     /* its file, or NULL (Cell->Module only) */
 	bool ranks_by_position;
+	bool partial;                       /* accept a partial comparison; mark unpaired leaves "partial": true */
 	const char *only_ranks;             /* golden: read only these ranks ("0,4-7"), or NULL */
 	/*
 	 * Called with the out buffer of matcher_add_target()/matcher_finish()
@@ -84,8 +88,14 @@ int matcher_load_golden(struct matcher *m, const char *operand, struct strbuf *e
 #define MATCH_GOLDEN_FAILED (-2)
 int matcher_add_target(struct matcher *m, const char *line, size_t len, struct strbuf *out, struct strbuf *err);
 
-/* After the last target record: the last golden-only leaves, and the rank checks. */
+/*
+ * After the last target record: the last golden-only leaves, the rank
+ * checks, and the like-for-like check (alike.h: the match-rate guard).
+ */
 int matcher_finish(struct matcher *m, struct strbuf *out, struct strbuf *err);
+
+/* After matcher_finish(): the unmatched and golden-only leaves explained by class, per target rank and step. */
+void matcher_explain(const struct matcher *m, struct strbuf *out);
 
 const struct match_stats *matcher_stats(const struct matcher *m);
 

@@ -1,4 +1,5 @@
 #include "metric.h"
+#include "alike.h"
 #include "msg.h"
 #include "arena.h"
 #include "jsonw.h"
@@ -79,6 +80,10 @@ struct group {
 
 struct metric_stream {
 	struct metric_options opts;
+	struct alike *alike;
+	const char *ms_refuses; /* msprobe's message when it would not compare these dumps at all, or NULL */
+	uint64_t unreadable_pairs; /* matched tensor pairs whose files could not be read */
+	struct strbuf first_unreadable; /* the first one's problem */
 	bool mode_known;
 	struct ms_table table;
 	bool table_open;        /* a table has started */
@@ -134,6 +139,9 @@ struct metric_stream *metric_new(const struct metric_options *opts)
 	strbuf_init(&m->scratch, 0);
 	strbuf_init(&m->file_name, 0);
 	strbuf_init(&m->file_buf, 0);
+	strbuf_init(&m->first_unreadable, 0);
+	m->alike = alike_new(&(struct alike_options){ .partial = opts->partial,
+						       .any_framework = opts->output == METRIC_CSV });
 	if (opts->force_mode) {
 		m->mode_known = true;
 		ms_table_init(&m->table, opts->mode, false);
@@ -176,6 +184,8 @@ void metric_free(struct metric_stream *m)
 	strbuf_release(&m->scratch);
 	strbuf_release(&m->file_name);
 	strbuf_release(&m->file_buf);
+	strbuf_release(&m->first_unreadable);
+	alike_free(m->alike);
 	free(m);
 }
 
@@ -291,6 +301,35 @@ static const char *entry_stack(struct metric_stream *m, struct item *it, struct 
 
 /* ---- mode ------------------------------------------------------------------ */
 
+/*
+ * Two dumps msprobe will not compare: a tensor dump against another task
+ * (any matched pair tells), or an md5 dump against a plain statistics one
+ * (msprobe looks for an md5 anywhere in each dump; here the first matched
+ * tensor pair decides, md5: whether each side carries one).  The CSV
+ * cannot be written; the records get "msprobe": null.
+ */
+static int check_tasks(struct metric_stream *m, const struct item *it, const bool *md5, struct strbuf *err)
+{
+	enum alike_kind t, g;
+	if (m->ms_refuses || !it->p.has_t || !it->p.has_g || m->opts.force_mode)
+		return 0;
+	t = alike_kind_of(&it->p.t);
+	g = alike_kind_of(&it->p.g);
+	if (t == ALIKE_NONE || g == ALIKE_NONE)
+		return 0;
+	if ((t == ALIKE_TENSOR) != (g == ALIKE_TENSOR))
+		m->ms_refuses = "Please check the dump task is consistent.";
+	else if (md5 && md5[0] != md5[1])
+		m->ms_refuses = "Please check the dump task is consistent, dump mode of npu and bench should both be "
+				"statistics or md5.";
+	if (!m->ms_refuses || m->opts.output != METRIC_CSV)
+		return 0;
+	strbuf_addf(err, "%s against %s: msprobe writes no compare_result for these (\"%s\"); probe-metric "
+			 "without --csv compares what they have in common",
+		    alike_kind_dump(t), alike_kind_dump(g), m->ms_refuses);
+	return -1;
+}
+
 static int decide_mode(struct metric_stream *m, const struct item *it, struct strbuf *err)
 {
 	const struct leafrec *sides[2] = { it->p.has_t ? &it->p.t : NULL, it->p.has_g ? &it->p.g : NULL };
@@ -306,18 +345,12 @@ static int decide_mode(struct metric_stream *m, const struct item *it, struct st
 	}
 	if (!tensor[0] && !tensor[1])
 		return 0; /* not yet */
-	if (it->p.has_t && it->p.has_g && it->p.t.f[LF_TASK].kind == SPAN_STRING &&
-	    it->p.g.f[LF_TASK].kind == SPAN_STRING && !span_same(&it->p.t.f[LF_TASK], &it->p.g.f[LF_TASK])) {
-		strbuf_addstr(err, "the target and golden dumps have different tasks; msprobe compares only alike dumps");
+	if (check_tasks(m, it, tensor[0] && tensor[1] ? md5 : NULL, err) < 0)
 		return -1;
-	}
-	if (tensor[0] && tensor[1] && md5[0] != md5[1]) {
-		strbuf_addstr(err, "one side has md5 checksums and the other not; msprobe compares only alike dumps "
-				   "(statistics with statistics, md5 with md5)");
-		return -1;
-	}
 	const struct leafrec *s = tensor[0] ? sides[0] : sides[1];
-	if (span_str_eq(&s->f[LF_TASK], "tensor", 6))
+	if (m->ms_refuses)
+		mode = MS_MODE_STATISTICS; /* what the two have in common; msprobe's view stays empty */
+	else if (span_str_eq(&s->f[LF_TASK], "tensor", 6))
 		mode = MS_MODE_TENSOR;
 	else
 		mode = (tensor[0] ? md5[0] : md5[1]) ? MS_MODE_MD5 : MS_MODE_STATISTICS;
@@ -437,12 +470,17 @@ static void prepare_tensors(const struct metric_stream *m, struct item *it, stru
 	strbuf_release(&err);
 }
 
-/* Does this pair go through tensor comparison: a tensor leaf of a tensor dump, unless --mode says otherwise. */
+/*
+ * Does this pair go through tensor comparison: a tensor leaf of a tensor
+ * dump against one of a tensor dump or none (unmatched), unless --mode says
+ * otherwise.
+ */
 static bool wants_tensors(const struct metric_stream *m, const struct item *it)
 {
 	if (m->opts.force_mode && m->opts.mode != MS_MODE_TENSOR)
 		return false;
-	return it->p.has_t && span_str_eq(&it->p.t.f[LF_TASK], "tensor", 6) && ms_kind_of(&it->p.t) == MS_TENSOR;
+	return it->p.has_t && span_str_eq(&it->p.t.f[LF_TASK], "tensor", 6) && ms_kind_of(&it->p.t) == MS_TENSOR &&
+	       (!it->p.has_g || alike_compares_elements(&it->p.t, &it->p.g));
 }
 
 /* msprobe's cells and our verdict for a parsed pair; allocations from a. */
@@ -576,7 +614,7 @@ static void add_msprobe(struct strbuf *out, const struct metric_stream *m, const
 	const char *const *header = ms_header(&m->table, &ncols);
 	const struct ms_row *r = &it->row;
 	strbuf_addstr(out, ",\"msprobe\":");
-	if (!it->in_table) {
+	if (!it->in_table || m->ms_refuses) {
 		strbuf_addstr(out, "null");
 		return;
 	}
@@ -925,6 +963,31 @@ static int maybe_new_table(struct metric_stream *m, int64_t rank, int64_t step, 
 	return 0;
 }
 
+/* The like-for-like check (alike.h), in input order; and the pairs that could not be read. */
+static int like_for_like(struct metric_stream *m, const struct item *it, struct strbuf *err)
+{
+	if (!it->p.has_t) {
+		alike_golden_only(m->alike, &it->p.g, it->p.partial);
+		return 0;
+	}
+	if (alike_target(m->alike, &it->p.t, it->p.has_g, it->p.has_g ? &it->p.g : NULL, it->p.partial, err) < 0)
+		return -1;
+	if (m->mode_known && check_tasks(m, it, NULL, err) < 0)
+		return -1;
+	if (it->v.verdict == VERDICT_UNREADABLE) {
+		struct strbuf tp = STRBUF_INIT, gp = STRBUF_INIT;
+		leafrec_str(&it->p.t, LF_DATA, &tp);
+		if (it->p.has_g)
+			leafrec_str(&it->p.g, LF_DATA, &gp);
+		alike_unreadable(m->alike, tp.len ? tp.buf : NULL, gp.len ? gp.buf : NULL);
+		if (!m->unreadable_pairs++)
+			strbuf_addstr(&m->first_unreadable, it->tensor_problem ? it->tensor_problem : it->v.reason.buf);
+		strbuf_release(&tp);
+		strbuf_release(&gp);
+	}
+	return 0;
+}
+
 /* A prepared item, in input order: into its table and group; whatever became final goes out. */
 static int take_item(struct metric_stream *m, struct item *it, struct strbuf *out, struct strbuf *err)
 {
@@ -933,6 +996,8 @@ static int take_item(struct metric_stream *m, struct item *it, struct strbuf *ou
 	int64_t rank, step;
 	int got;
 
+	if (like_for_like(m, it, err) < 0)
+		return -1;
 	if (it->p.has_t && maybe_new_table(m, it->p.t.rank, it->p.t.step, out, err) < 0)
 		return -1;
 	if (it->p.has_t) {
@@ -1243,6 +1308,16 @@ int metric_finish(struct metric_stream *m, struct strbuf *out, struct strbuf *er
 	if (m->opts.output == METRIC_CSV && !m->stats.rows) {
 		strbuf_addstr(err, "no row of msprobe's table: nothing to compare");
 		return -1;
+	}
+	if (alike_finish(m->alike, err) < 0)
+		return -1;
+	if (m->unreadable_pairs) {
+		struct strbuf dirs = STRBUF_INIT;
+		alike_missing_dirs(m->alike, "  ", &dirs);
+		warning("%llu of %llu pairs could not be compared: their tensor files are unreadable (the first: %s)%s%.*s",
+			(unsigned long long)m->unreadable_pairs, (unsigned long long)m->stats.pairs,
+			m->first_unreadable.buf, dirs.len ? "\n" : "", (int)(dirs.len ? dirs.len - 1 : 0), dirs.buf);
+		strbuf_release(&dirs);
 	}
 	if (m->opts.output_dir && partial_commit_all(err) < 0)
 		return -1;

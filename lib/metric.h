@@ -13,7 +13,15 @@
  * The mode is msprobe's (reference: msprobe-compare.md section 2): tensor
  * for task "tensor", md5 when the leaves carry an md5, statistics
  * otherwise; it is decided on the first tensor leaf (pairs before it wait)
- * or forced.  Pairs also wait while msprobe's whole-table inferences could
+ * or forced.  Dumps of different tasks (tensor against statistics, md5
+ * against statistics) msprobe refuses to compare: CSV output is then an
+ * error, and NDJSON output has "msprobe": null while our verdict compares
+ * what the two have in common (the task table, alike.h).
+ *
+ * The pairs go through the like-for-like check (alike.h) in input order:
+ * frameworks that differ are an error at once, the match-rate guard at
+ * the end (before any CSV file is committed); tensor pairs that could not
+ * be read get one warning at the end, with the directories not there.  Pairs also wait while msprobe's whole-table inferences could
  * still change them (mstable.h); output order is input order.
  *
  * Each target rank and step makes a table of its own, as each is a compare
@@ -51,6 +59,7 @@ struct metric_options {
 	const char *output_dir; /* CSV: write msprobe's files there instead of to out */
 	size_t rows_per_file;   /* CSV files: split after this many rows (msprobe: 1,000,000) */
 	int jobs;               /* threads that parse and prepare pairs, the caller's included; <= 1: the caller alone */
+	bool partial;           /* accept a partial comparison (alike.h) */
 };
 
 struct metric_stats {

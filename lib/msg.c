@@ -32,6 +32,11 @@ void msg_set_quiet(bool q)
 	quiet = q;
 }
 
+bool msg_is_quiet(void)
+{
+	return quiet;
+}
+
 /* Print "prog: prefix body[: strerror]" and, when copy is given, keep "prog: body[: ...]" there. */
 static void vreport(const char *prefix, const char *fmt, va_list ap, int errnum, struct strbuf *copy)
 {

@@ -20,6 +20,7 @@ enum probe_status {
 	PROBE_OK = 0,       /* success; probe-first: no divergence */
 	PROBE_DIFFERENT = 1, /* a divergence was found (probe-first, --check modes) */
 	PROBE_TROUBLE = 2,  /* usage, unreadable or malformed input, nothing to compare */
+	PROBE_INCOMPLETE = 3, /* probe-first: no divergence in what was compared, but not everything was */
 };
 
 /* Set once by main(); used as the prefix of every message. */
@@ -43,5 +44,6 @@ unsigned long msg_warning_count(void);
 
 /* When true, warning() prints nothing (still counted). */
 void msg_set_quiet(bool quiet);
+bool msg_is_quiet(void);
 
 #endif

@@ -17,7 +17,7 @@ int pair_parse(struct pair *p, const char *line, size_t len, struct strbuf *err)
 	/* the leaves are cleared by their parse, or below when they stay absent */
 	p->line = line;
 	p->len = len;
-	p->has_t = p->has_g = p->gated = false;
+	p->has_t = p->has_g = p->gated = p->partial = false;
 	p->verdict = p->reason = p->metrics = (struct span){ 0 };
 	if (rs_begin(&iter, line, len) < 0)
 		goto bad;
@@ -42,6 +42,8 @@ int pair_parse(struct pair *p, const char *line, size_t len, struct strbuf *err)
 			*(is_t ? &seen_t : &seen_g) = true;
 		} else if (span_key_is(&k, "msprobe_unmatched", 17)) {
 			p->gated = v.kind == SPAN_STRING;
+		} else if (span_key_is(&k, "partial", 7)) {
+			p->partial = v.kind == SPAN_TRUE;
 		} else if (span_key_is(&k, "verdict", 7)) {
 			p->verdict = v;
 		} else if (span_key_is(&k, "reason", 6)) {

@@ -17,6 +17,7 @@ struct pair {
 	struct leafrec t, g;
 	bool has_t, has_g;
 	bool gated;               /* "msprobe_unmatched": msprobe's dtype gate unmatches it */
+	bool partial;             /* "partial": true: probe-match --partial accepted it unmatched (alike.h) */
 	struct span verdict;      /* a metric record's "verdict" (SPAN_NONE in a pair record) */
 	struct span reason;       /* its "reason" */
 	struct span metrics;      /* its "metrics" object */

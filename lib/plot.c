@@ -462,9 +462,11 @@ int plot_add(struct plot *p, const char *line, size_t len, struct strbuf *err)
 	p->records++;
 	if (!pr.has_t) {
 		p->golden_only++;
-		return 0;
+		/* counted with the target rank before it, when that one is drawn */
+		return p->last_drawn ? first_add(p->first_div, line, len, err) : 0;
 	}
-	if (p->o.ranks && layout_rank_in(p->o.ranks, pr.t.rank) != 1) {
+	p->last_drawn = !p->o.ranks || layout_rank_in(p->o.ranks, pr.t.rank) == 1;
+	if (!p->last_drawn) {
 		p->other_ranks++;
 		return 0;
 	}

@@ -139,6 +139,7 @@ struct plot {
 	size_t nrows, rows_alloc;
 	/* counts */
 	uint64_t records, golden_only, unmatched, diverging, values, nonfinite, out_of_range, other_ranks;
+	bool last_drawn;          /* the last target leaf read is of a rank drawn (its golden-only leaves count) */
 	bool any_modules;
 	/* the marks, decided by lib/first.c */
 	struct first_stream *first_div, *first_nf;

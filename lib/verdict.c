@@ -1,4 +1,5 @@
 #include "verdict.h"
+#include "alike.h"
 #include "pyfmt.h"
 
 #include <math.h>
@@ -83,7 +84,7 @@ void verdict_pair(const struct leafrec *t, const struct leafrec *g, const struct
 		enum leaf_field f = compared[i];
 		const struct span *a = &t->f[f], *b = &g->f[f];
 		double x, y;
-		if (span_same(a, b))
+		if (span_same(a, b) || (f == LF_MD5 && !alike_compares_md5(t, g)))
 			continue;
 		if (is_stat(f) && stat_value(a, &x) && stat_value(b, &y)) {
 			if (x == y && signbit(x) == signbit(y) && !banded)
@@ -117,6 +118,46 @@ void verdict_pair(const struct leafrec *t, const struct leafrec *g, const struct
 		add_span(&out->reason, b);
 	}
 	out->verdict = out->differs ? VERDICT_DIFF : VERDICT_SAME;
+}
+
+/* A value for people: a string without its quotes, JSON text with a space after each comma. */
+static void add_value_text(struct strbuf *out, const struct span *s)
+{
+	if (s->kind == SPAN_NONE) {
+		strbuf_addstr(out, "(none)");
+		return;
+	}
+	if (s->kind == SPAN_STRING && span_string(s, out) == 0)
+		return;
+	for (size_t i = 0; i < s->n; i++) {
+		strbuf_addch(out, s->p[i]);
+		if (s->p[i] == ',' && s->kind != SPAN_STRING)
+			strbuf_addch(out, ' ');
+	}
+}
+
+void verdict_write_text(const struct leafrec *t, const struct leafrec *g, unsigned differs, const char *head,
+			const char *indent, struct strbuf *out)
+{
+	bool first = true;
+	for (size_t i = 0; i < ARRAY_SIZE(compared); i++) {
+		enum leaf_field f = compared[i];
+		double x, y;
+		if (!(differs & 1u << f))
+			continue;
+		strbuf_addf(out, "%s%s: target ", first ? head : indent, leaf_field_names[f]);
+		add_value_text(out, &t->f[f]);
+		strbuf_addstr(out, ", golden ");
+		add_value_text(out, &g->f[f]);
+		if (is_stat(f) && stat_value(&t->f[f], &x) && stat_value(&g->f[f], &y)) {
+			if (isfinite(x) && isfinite(y) && y != 0)
+				strbuf_addf(out, " (%+.3g %%)", 100 * (x - y) / fabs(y));
+			else if (!isfinite(x) && isfinite(y))
+				strbuf_addstr(out, " (non-finite in the target only)");
+		}
+		strbuf_addch(out, '\n');
+		first = false;
+	}
 }
 
 void verdict_tensor(struct verdict_result *out, const struct tmetric *tm, const char *problem)

@@ -3,8 +3,9 @@
  *
  * Bitwise by default: a pair is "diff" when anything the dump says about
  * the two leaves differs -- type, dtype, shape, requires_grad, a statistic
- * (as number text: msprobe wrote both with the same formatting), the md5,
- * a scalar argument's value, the other leaf attributes, the P2P fields.
+ * (as number text: msprobe wrote both with the same formatting), the md5
+ * when both leaves carry one (the task table, alike.h), a scalar
+ * argument's value, the other leaf attributes, the P2P fields.
  * Tolerance bands, when asked for, apply to the statistics only: a
  * statistic passes when |t - g| <= atol + rtol * |g|.  A non-finite
  * statistic the golden leaf does not have is a difference under every
@@ -51,6 +52,18 @@ const char *verdict_name(enum verdict v);
  * is "unreadable" unless it already differs.
  */
 void verdict_tensor(struct verdict_result *out, const struct tmetric *tm, const char *problem);
+
+/*
+ * For people (probe-first --format text): each field of `differs` (bits
+ * of verdict_result.differs; the elements excepted, which the reason
+ * tells), one line each: head (the first line) or indent (the others),
+ * then "max: target X, golden Y (+1.02 %)".  Values as the dump wrote
+ * them; a statistic gets the relative difference (t - g) / |g| as a
+ * signed percentage to 3 significant digits (the records keep the full
+ * number).
+ */
+void verdict_write_text(const struct leafrec *t, const struct leafrec *g, unsigned differs, const char *head,
+			const char *indent, struct strbuf *out);
 
 /* t or g may be NULL (one side missing). */
 void verdict_pair(const struct leafrec *t, const struct leafrec *g, const struct verdict_options *opts,

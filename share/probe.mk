@@ -26,16 +26,22 @@
 #
 #   probe-check  Compares the dumps and prints probe-first's text report:
 #                  probe-flatten TARGET | probe-match GOLDEN | probe-stack | probe-first --format text
-#                Succeeds when probe-first finds no divergence (exit status 0; the
-#                report says "no divergence").  Fails when it finds one (status 1:
-#                the report of the first divergence of each rank, with the Python
+#                Succeeds when probe-first finds no divergence and every pair was
+#                compared (exit status 0; the report says "no divergence").  Fails
+#                when it finds one (status 1: the report of the first divergence,
+#                the rank that started it first, with the user's line, the Python
 #                stack and the module chain when probe-stack found stack.json and
 #                construct.json beside the dump, then "probe-check: TARGET diverges
-#                from GOLDEN" on standard error), or on trouble (status 2: a dump
-#                that cannot be read, nothing to compare; the tools' messages on
-#                standard error).  Either failure stops make with an error, as a
-#                failed compiler does: make exits with status 2 (`make -k` goes on
-#                with the targets that do not depend on probe-check).
+#                from GOLDEN" on standard error); when the comparison is incomplete
+#                (status 3: no divergence in what was compared, but some pairs were
+#                not: unmatched leaves, tensor files that cannot be read; the report
+#                says how many, then "probe-check: TARGET against GOLDEN is
+#                incomplete"); or on trouble (status 2: a dump that cannot be read,
+#                nothing to compare, two dumps that are not a run and its reference;
+#                the tools' messages on standard error).  Any failure stops make
+#                with an error, as a failed compiler does: make exits with status 2
+#                (`make -k` goes on with the targets that do not depend on
+#                probe-check).  PROBE_PARTIAL=yes accepts a partial comparison.
 #
 #   probe-csv    Writes msprobe's compare_result CSV of the same pair of dumps
 #                (probe-metric --csv) to PROBE_CSV, or, when PROBE_CSV_DIR is set, one
@@ -54,6 +60,12 @@
 #   PROBE_ULPS       probe-first --ulps: tensor elements within N units in the last place
 #   PROBE_COS_MIN    probe-first --cos-min: tensors whose msprobe Cosine is at least X
 #   PROBE_N          probe-first -n: report the first N divergences of each rank (default 1)
+#   PROBE_WHERE      probe-first --where: report only the divergences this jq filter
+#                    chooses (every leaf still counts), e.g.
+#                    PROBE_WHERE = .t.entry | startswith("Torch.dropout") | not
+#   PROBE_PARTIAL    yes to accept a partial comparison (probe-match and probe-first
+#                    --partial): most leaves unmatched, or some not compared; the
+#                    report still says how much was compared; no (the default)
 #   PROBE_STACKS     yes (the default) to attach stacks with probe-stack; no to leave it out
 #   PROBE_CSV        probe-csv's output file (default compare_result.csv)
 #   PROBE_CSV_DIR    probe-csv's output directory instead (probe-metric -o DIR)
@@ -89,6 +101,8 @@ PROBE_ATOL ?=
 PROBE_ULPS ?=
 PROBE_COS_MIN ?=
 PROBE_N ?=
+PROBE_WHERE ?=
+PROBE_PARTIAL ?= no
 PROBE_STACKS ?= yes
 PROBE_CSV ?= compare_result.csv
 PROBE_CSV_DIR ?=
@@ -117,12 +131,15 @@ probe_need = $(if $(PROBE_TARGET),,$(error probe.mk: PROBE_TARGET is not set: th
 probe_opt = $(if $(2),$(1) $(call probe_q,$(2)))
 probe_first_opts = $(call probe_opt,-n,$(PROBE_N)) $(call probe_opt,--rtol,$(PROBE_RTOL)) \
 	$(call probe_opt,--atol,$(PROBE_ATOL)) $(call probe_opt,--ulps,$(PROBE_ULPS)) \
-	$(call probe_opt,--cos-min,$(PROBE_COS_MIN)) $(PROBE_FIRST_FLAGS)
+	$(call probe_opt,--cos-min,$(PROBE_COS_MIN)) $(call probe_opt,--where,$(PROBE_WHERE)) \
+	$(probe_partial) $(PROBE_FIRST_FLAGS)
+probe_partial = $(if $(filter yes,$(PROBE_PARTIAL)),--partial,$(if \
+	$(filter-out no,$(PROBE_PARTIAL)),$(error probe.mk: PROBE_PARTIAL is yes or no, not '$(PROBE_PARTIAL)')))
 probe_stack_stage = $(if $(filter yes,$(PROBE_STACKS)),| $(PROBE_STACK) $(PROBE_STACK_FLAGS),$(if \
 	$(filter-out no,$(PROBE_STACKS)),$(error probe.mk: PROBE_STACKS is yes or no, not '$(PROBE_STACKS)')))
 # the pairs of leaves, target against golden
 probe_pairs = $(PROBE_FLATTEN) $(PROBE_FLATTEN_FLAGS) $(call probe_q,$(PROBE_TARGET)) \
-	| $(PROBE_MATCH) $(PROBE_MATCH_FLAGS) $(call probe_q,$(PROBE_GOLDEN))
+	| $(PROBE_MATCH) $(probe_partial) $(PROBE_MATCH_FLAGS) $(call probe_q,$(PROBE_GOLDEN))
 
 .PHONY: probe-check probe-csv
 
@@ -130,6 +147,8 @@ probe-check:
 	$(probe_at)$(probe_need)$(probe_pairs) $(probe_stack_stage) | $(PROBE_FIRST) --format text $(probe_first_opts) || { \
 	status=$$?; \
 	[ $$status -ne 1 ] || printf 'probe-check: %s diverges from %s\n' \
+		$(call probe_q,$(PROBE_TARGET)) $(call probe_q,$(PROBE_GOLDEN)) >&2; \
+	[ $$status -ne 3 ] || printf 'probe-check: %s against %s is incomplete\n' \
 		$(call probe_q,$(PROBE_TARGET)) $(call probe_q,$(PROBE_GOLDEN)) >&2; \
 	exit $$status; }
 

@@ -12,7 +12,7 @@
 #include <math.h>
 #include <unistd.h>
 
-enum { OPT_FORMAT = 256, OPT_RTOL, OPT_ATOL, OPT_ULPS, OPT_COS_MIN, OPT_NONFINITE, OPT_MSPROBE };
+enum { OPT_FORMAT = 256, OPT_RTOL, OPT_ATOL, OPT_ULPS, OPT_COS_MIN, OPT_NONFINITE, OPT_MSPROBE, OPT_PARTIAL, OPT_WHERE };
 
 static const struct opt_spec options[] = {
 	{ 'n', 'n', "count", "N", "report the first N divergences of each rank (default 1)", NULL, 0 },
@@ -23,6 +23,11 @@ static const struct opt_spec options[] = {
 	  0 },
 	{ OPT_COS_MIN, 0, "cos-min", "X", "a tensor pair whose msprobe Cosine is at least X does not diverge", NULL,
 	  0 },
+	{ OPT_WHERE, 0, "where", "JQ",
+	  "report only the divergences whose record the jq filter JQ chooses; every leaf still counts", NULL, 0 },
+	{ OPT_PARTIAL, 0, "partial", NULL,
+	  "accept a partial comparison: most leaves unmatched, or some not compared (exit 0 when no divergence)",
+	  NULL, 0 },
 	{ OPT_NONFINITE, 0, "nonfinite", NULL,
 	  "one run's leaf records: the first operator whose inputs are finite and outputs are not", NULL, 0 },
 	{ OPT_MSPROBE, 0, "msprobe", NULL,
@@ -32,7 +37,8 @@ static const struct opt_spec options[] = {
 
 static const struct tool_spec spec = {
 	.name = "probe-first",
-	.synopsis = "[-n N] [--format FORMAT] [--rtol X] [--atol X] [--ulps N] [--cos-min X] [--msprobe] [records]\n"
+	.synopsis = "[-n N] [--format FORMAT] [--rtol X] [--atol X] [--ulps N] [--cos-min X] [--where JQ] [--partial] [--msprobe] "
+		    "[records]\n"
 		    "--nonfinite [-n N] [--format FORMAT] [--msprobe] [records]",
 	.summary = "Find where two runs start to differ: the first divergent leaf in execution order on each rank, "
 		   "whether its operator made it or received it, and the rank that started it (exit 1 when found).",
@@ -49,6 +55,7 @@ int main(int argc, char **argv)
 	struct first_stream *f;
 	const char *arg, *line, *input;
 	bool text = false, msprobe = false;
+	const char *where = NULL;
 	size_t len;
 	int c, first, r;
 
@@ -84,6 +91,12 @@ int main(int argc, char **argv)
 		case OPT_MSPROBE:
 			msprobe = true;
 			break;
+		case OPT_PARTIAL:
+			fo.partial = true;
+			break;
+		case OPT_WHERE:
+			where = arg;
+			break;
 		}
 	}
 	argc -= first;
@@ -91,6 +104,12 @@ int main(int argc, char **argv)
 	input = opt_input_operand(&spec, argc, argv, "records");
 	if (fo.nonfinite && (fo.band.rtol > 0 || fo.band.atol > 0 || fo.band.ulps > 0 || fo.cos_min > 0))
 		opt_usage_error(&spec, "--nonfinite looks at one run: tolerance bands do not apply");
+	if (where && !(fo.where = jqsel_new(where, &err)))
+		opt_usage_error(&spec, "--where: %s", err.buf);
+	if (fo.nonfinite && fo.where)
+		opt_usage_error(&spec, "--nonfinite reports every culprit: --where does not apply");
+	if (fo.nonfinite && fo.partial)
+		opt_usage_error(&spec, "--nonfinite looks at one run: --partial does not apply");
 	if (msprobe && text)
 		opt_usage_error(&spec, "--msprobe writes msprobe's JSON: --format does not apply");
 	progress_start(progress_size(input));
@@ -112,12 +131,13 @@ int main(int argc, char **argv)
 	}
 	if (r < 0) {
 		first_free(f);
+		jqsel_free(fo.where);
 		die("%s", lr.err.buf);
 	}
 
 	/* everything is decided before the first byte goes out: no partial answer */
 	output_init();
-	r = first_found(f) ? PROBE_DIFFERENT : PROBE_OK;
+	r = first_status(f);
 	if (msprobe)
 		r = first_write_msprobe(f, &out) ? PROBE_DIFFERENT : PROBE_OK; /* msprobe's answer decides */
 	else if (text)
@@ -129,6 +149,7 @@ int main(int argc, char **argv)
 	output_close();
 	line_reader_close(&lr);
 	first_free(f);
+	jqsel_free(fo.where);
 	strbuf_release(&out);
 	strbuf_release(&err);
 	return r;

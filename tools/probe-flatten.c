@@ -3,6 +3,7 @@
  */
 #include "../lib/csvin.h"
 #include "../lib/flatten.h"
+#include "../lib/hint.h"
 #include "../lib/layout.h"
 #include "../lib/msg.h"
 #include "../lib/opt.h"
@@ -134,8 +135,13 @@ int main(int argc, char **argv)
 	}
 	if (only_ranks && layout_keep_ranks(&list, only_ranks, &err) < 0)
 		die("%s", err.buf);
-	if ((rank >= 0 || step >= 0) && list.nr > 1)
-		opt_usage_error(&spec, "--rank and --step label one dump, and these operands hold %zu", list.nr);
+	if ((rank >= 0 || step >= 0) && list.nr > 1) {
+		strbuf_addf(&err, "--rank and --step label one dump, and these operands hold %zu", list.nr);
+		hint_one_dump(&list, &err);
+		opt_usage_error(&spec, "%s", err.buf);
+	}
+	if (list.nr == 1)
+		hint_relabel(&list.v[0], rank, step);
 
 	output_init();
 	output_mark_incomplete_on_die();

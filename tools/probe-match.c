@@ -1,6 +1,7 @@
 /*
  * probe-match: pair target leaf records with the leaves of a golden dump.
  */
+#include "../lib/hint.h"
 #include "../lib/layout.h"
 #include "../lib/lines.h"
 #include "../lib/match.h"
@@ -11,7 +12,7 @@
 
 #include <unistd.h>
 
-enum { OPT_DATA_MAPPING = 256, OPT_CELL_MAPPING, OPT_RANKS_BY_POSITION, OPT_ONLY_RANKS };
+enum { OPT_DATA_MAPPING = 256, OPT_CELL_MAPPING, OPT_RANKS_BY_POSITION, OPT_ONLY_RANKS, OPT_PARTIAL };
 
 static const struct opt_spec options[] = {
 	{ 'f', 'f', "fuzzy", NULL, "pair rows by name without call index, k-th with k-th (msprobe -fm)", NULL, 0 },
@@ -22,13 +23,17 @@ static const struct opt_spec options[] = {
 	{ OPT_RANKS_BY_POSITION, 0, "ranks-by-position", NULL, "pair the k-th target rank with the k-th golden rank",
 	  NULL, 0 },
 	{ OPT_ONLY_RANKS, 0, "only-ranks", "LIST", "read only these ranks of the golden dump, e.g. 0,4-7", NULL, 0 },
-	{ 'v', 'v', "verbose", NULL, "print a count of pairs on stderr at the end", NULL, 0 },
+	{ OPT_PARTIAL, 0, "partial", NULL,
+	  "accept a partial comparison: most target leaves unmatched; mark the unpaired leaves for the tools after",
+	  NULL, 0 },
+	{ 'v', 'v', "verbose", NULL, "print the counts of pairs and the unmatched leaves by class on stderr at the end",
+	  NULL, 0 },
 };
 
 static const struct tool_spec spec = {
 	.name = "probe-match",
 	.synopsis = "[-fv] [--data-mapping FILE] [--cell-mapping[=FILE]] [--ranks-by-position] [--only-ranks LIST] "
-		    "golden [target-records]",
+		    "[--partial] golden [target-records]",
 	.summary = "Pair each target leaf record (stdin, from probe-flatten) with the golden leaf of the same "
 		   "msprobe compare key; golden is a dump or a file of leaf records.",
 	.opts = options,
@@ -63,6 +68,8 @@ int main(int argc, char **argv)
 	int c, first, r;
 
 	msg_set_progname(argv[0]);
+	if (hint_msprobe_compare(argc, argv, &err))
+		die("%s", err.buf);
 	while ((c = opt_next(&spec, argc, argv, &arg, &first)) != -1) {
 		switch (c) {
 		case 'f':
@@ -87,6 +94,9 @@ int main(int argc, char **argv)
 				opt_usage_error(&spec, "--only-ranks value is not a list of ranks: %s", arg);
 			mo.only_ranks = arg;
 			break;
+		case OPT_PARTIAL:
+			mo.partial = true;
+			break;
 		case 'v':
 			verbose = true;
 			break;
@@ -98,6 +108,8 @@ int main(int argc, char **argv)
 		opt_usage_error(&spec, argc < 1 ? "no golden dump given" : "too many operands");
 	if (argc == 2)
 		target = argv[1];
+	if (hint_dump_operand(argv[0], target, &err))
+		die("%s", err.buf);
 	if (!strcmp(target, "-") && isatty(0))
 		opt_usage_error(&spec, "no target records given and standard input is a terminal");
 
@@ -142,6 +154,9 @@ int main(int argc, char **argv)
 			(unsigned long long)s->targets, (unsigned long long)s->golden_leaves,
 			(unsigned long long)(s->pairs - s->unmatched), (unsigned long long)s->unmatched,
 			(unsigned long long)s->golden_only, (unsigned long long)s->gated);
+		strbuf_reset(&out);
+		matcher_explain(m, &out);
+		fputs(out.buf, stderr);
 	}
 	line_reader_close(&lr);
 	matcher_free(m);

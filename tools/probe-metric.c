@@ -11,7 +11,7 @@
 #include <math.h>
 #include <unistd.h>
 
-enum { OPT_CSV = 256, OPT_MODE, OPT_RTOL, OPT_ATOL, OPT_NO_STACK, OPT_OUTPUT_DIR, OPT_ROWS_PER_FILE };
+enum { OPT_CSV = 256, OPT_MODE, OPT_RTOL, OPT_ATOL, OPT_NO_STACK, OPT_OUTPUT_DIR, OPT_ROWS_PER_FILE, OPT_PARTIAL };
 
 static const struct opt_spec options[] = {
 	{ OPT_CSV, 0, "csv", NULL, "write msprobe's compare_result CSV instead of metric records", NULL, 0 },
@@ -23,6 +23,8 @@ static const struct opt_spec options[] = {
 	  "write msprobe's CSV files into DIR, one per rank, as msprobe names them (implies --csv)", NULL, OPT_DIR },
 	{ OPT_ROWS_PER_FILE, 0, "rows-per-file", "N", "split CSV files after N rows (default 1000000, as msprobe)",
 	  NULL, 0 },
+	{ OPT_PARTIAL, 0, "partial", NULL, "accept a partial comparison: most target leaves without a golden partner",
+	  NULL, 0 },
 	{ 'j', 'j', "jobs", "N", "threads at work on the pairs, this one included (default: the number of processors)", NULL, 0 },
 	{ 'v', 'v', "verbose", NULL, "print counts of verdicts and msprobe results on stderr at the end", NULL, 0 },
 };
@@ -30,7 +32,7 @@ static const struct opt_spec options[] = {
 static const struct tool_spec spec = {
 	.name = "probe-metric",
 	.synopsis = "[-v] [-j N] [--csv] [-o DIR] [--rows-per-file N] [--mode MODE] [--rtol X] [--atol X] [--no-stack] "
-		    "[pairs]",
+		    "[--partial] [pairs]",
 	.summary = "Add to each pair record (from probe-match) msprobe's metrics, Result and Err_message, and "
 		   "our own bitwise verdict; or write msprobe's compare_result CSV.",
 	.opts = options,
@@ -94,6 +96,9 @@ int main(int argc, char **argv)
 			break;
 		case 'j':
 			mo.jobs = (int)opt_number(&spec, "--jobs", arg, 1, 1024);
+			break;
+		case OPT_PARTIAL:
+			mo.partial = true;
 			break;
 		case 'v':
 			verbose = true;

@@ -16,7 +16,7 @@
 
 enum {
 	OPT_METRIC = 256, OPT_RANKS, OPT_RANGE, OPT_WIDTH, OPT_HEIGHT, OPT_MODULE_DEPTH, OPT_TABLE_ROWS, OPT_FORMAT,
-	OPT_RTOL, OPT_ATOL, OPT_ULPS, OPT_COS_MIN,
+	OPT_RTOL, OPT_ATOL, OPT_ULPS, OPT_COS_MIN, OPT_PARTIAL, OPT_WHERE,
 };
 
 static const struct opt_spec options[] = {
@@ -41,13 +41,17 @@ static const struct opt_spec options[] = {
 	  NULL, 0 },
 	{ OPT_COS_MIN, 0, "cos-min", "X", "mark the first tensor pair whose Cosine is below X (as probe-first)", NULL,
 	  0 },
+	{ OPT_WHERE, 0, "where", "JQ", "mark only the divergences whose record the jq filter JQ chooses (as probe-first)",
+	  NULL, 0 },
+	{ OPT_PARTIAL, 0, "partial", NULL, "accept a partial comparison: most target leaves without a golden partner",
+	  NULL, 0 },
 };
 
 static const struct tool_spec spec = {
 	.name = "probe-plot",
 	.synopsis = "[-o FILE] [--format FORMAT] [--metric METRIC] [--ranks LIST] [--range A:B] [--width PX] "
 		    "[--height PX] [--module-depth N] [--table-rows N] [--rtol X] [--atol X] [--ulps N] [--cos-min X] "
-		    "[records]",
+		    "[--where JQ] [--partial] [records]",
 	.summary = "Draw metric records as a self-contained SVG (or HTML) picture: the error of each leaf along "
 		   "execution order, one line per rank, the first divergence and the first non-finite value marked.",
 	.opts = options,
@@ -116,7 +120,7 @@ int main(int argc, char **argv)
 	struct strbuf doc = STRBUF_INIT, err = STRBUF_INIT;
 	struct line_reader lr;
 	struct plot *p;
-	const char *arg, *line, *input, *output = NULL, *format = NULL;
+	const char *arg, *line, *input, *output = NULL, *format = NULL, *where = NULL;
 	size_t len;
 	int c, first, r, m;
 
@@ -172,11 +176,19 @@ int main(int argc, char **argv)
 			if (po.first.cos_min > 1)
 				opt_usage_error(&spec, "--cos-min value is above 1: %s", arg);
 			break;
+		case OPT_PARTIAL:
+			po.first.partial = true;
+			break;
+		case OPT_WHERE:
+			where = arg;
+			break;
 		}
 	}
 	argc -= first;
 	argv += first;
 	input = opt_input_operand(&spec, argc, argv, "records");
+	if (where && !(po.first.where = jqsel_new(where, &err)))
+		opt_usage_error(&spec, "--where: %s", err.buf);
 	if (!format)
 		format = output && (has_suffix(output, ".html") || has_suffix(output, ".htm")) ? "html" : "svg";
 	if (!output && isatty(1))
@@ -200,6 +212,7 @@ int main(int argc, char **argv)
 	}
 	if (r < 0) {
 		plot_free(p);
+		jqsel_free(po.first.where);
 		die("%s", lr.err.buf);
 	}
 	progress_end();
@@ -219,6 +232,7 @@ int main(int argc, char **argv)
 	}
 	line_reader_close(&lr);
 	plot_free(p);
+	jqsel_free(po.first.where);
 	strbuf_release(&doc);
 	strbuf_release(&err);
 	return PROBE_OK;

@@ -2,7 +2,7 @@ cp "$TESTS/data/match/target.json" t.json
 probe-flatten t.json > t.ndjson
 echo '{"not": "a dump"}' > notdump.json
 probe-match notdump.json t.ndjson; echo "status $?"
-probe-match t.json t.json; echo "status $?"
+probe-match t.json < t.json; echo "status $?"
 printf '{"rank":0}\n' | probe-match t.json; echo "status $?"
 : | probe-match t.json; echo "status $?"
 head -c 100 t.ndjson | probe-match t.json; echo "status $?"

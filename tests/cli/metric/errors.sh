@@ -1,7 +1,8 @@
 probe-gendump a > /dev/null
 probe-gendump --mode md5 b > /dev/null
-echo "statistics against md5:"
-probe-flatten a/target | probe-match b/golden | probe-metric > /dev/null; echo "status $?"
+echo "statistics against md5: msprobe compares none of it; records compare what they share"
+probe-flatten a/target | probe-match b/golden | probe-metric --csv > /dev/null; echo "status $?"
+probe-flatten a/target | probe-match b/golden | probe-metric | jq -c 'select(.t.state == "input") | {msprobe, verdict, reason}' | head -2
 echo "not pairs:"
 probe-flatten a/target | probe-metric > out; echo "status $?"; tail -1 out
 echo "nothing:"
