@@ -158,16 +158,6 @@ void alike_free(struct alike *a)
 	free(a);
 }
 
-/* Whether p[0..n) holds the text w. */
-static bool holds(const char *p, size_t n, const char *w)
-{
-	size_t wl = strlen(w);
-	for (size_t i = 0; i + wl <= n; i++)
-		if (!memcmp(p + i, w, wl))
-			return true;
-	return false;
-}
-
 /* The names of a group's leaves: done with once the next group starts. */
 static void close_group(struct group *g)
 {
@@ -183,7 +173,7 @@ static void close_group(struct group *g)
 		if (!k)
 			continue;
 		pairs += k;
-		if (holds(s->key, s->key_len, ".parameters_grad"))
+		if (mem_holds(s->key, s->key_len, ".parameters_grad"))
 			pgrad += k;
 		if (!g->fuzzy_example)
 			g->fuzzy_example = xmemdupz(s->key, s->key_len);

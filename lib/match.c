@@ -1129,16 +1129,6 @@ static ssize_t take_hits(struct matcher *m, int64_t tseq, struct strbuf *err)
 	return (ssize_t)n;
 }
 
-/* Whether line[0..len) holds w (the line is not NUL-terminated: no strstr). */
-static bool holds(const char *line, size_t len, const char *w)
-{
-	size_t n = strlen(w);
-	for (size_t i = 0; i + n <= len; i++)
-		if (!memcmp(line + i, w, n))
-			return true;
-	return false;
-}
-
 /*
  * A matched target leaf, for the like-for-like check; the first pair of a
  * group with its golden leaf parsed (frameworks, tasks), the others without
@@ -1165,7 +1155,8 @@ int matcher_add_target(struct matcher *m, const char *line, size_t len, struct s
 		strbuf_addstr(err, why);
 		if (r.error_at)
 			strbuf_addf(err, " (at byte %zu)", r.error_at);
-		if (!m->stats.targets && (len == 1 || holds(line, len, "\"task\"") || holds(line, len, "\"data\"")))
+		if (!m->stats.targets &&
+		    (len == 1 || mem_holds(line, len, "\"task\"") || mem_holds(line, len, "\"data\"")))
 			strbuf_addstr(err, " (this looks like a dump: probe-flatten DUMP | probe-match GOLDEN)");
 		return -1;
 	}

@@ -93,3 +93,12 @@ void strbuf_addi(struct strbuf *sb, int64_t v)
 		strbuf_addu(sb, (uint64_t)v);
 	}
 }
+
+bool mem_holds(const char *p, size_t n, const char *w)
+{
+	size_t wl = strlen(w);
+	for (size_t i = 0; i + wl <= n; i++)
+		if (!memcmp(p + i, w, wl))
+			return true;
+	return false;
+}

@@ -77,4 +77,7 @@ void strbuf_vaddf(struct strbuf *sb, const char *fmt, va_list ap);
 void strbuf_addi(struct strbuf *sb, int64_t v);
 void strbuf_addu(struct strbuf *sb, uint64_t v);
 
+/* Whether p[0..n) holds the text w (p need not end in NUL, unlike for strstr). */
+bool mem_holds(const char *p, size_t n, const char *w);
+
 #endif
