@@ -1270,7 +1270,11 @@ static void write_rank_tail(const struct first_stream *f, const struct rank_stat
 		alike_explain(f->alike, rs->rank, "  note     ", out);
 }
 
-/* "incomplete: N of M pairs compared (...)" (head: what starts it), the directories not there, the task note. */
+/*
+ * "incomplete: N of M pairs compared; not compared: ..." (head: what starts
+ * it; NULL: the counts only, the line before said them), the directories
+ * not there, the task note.
+ */
 static void write_completeness(const struct first_stream *f, const char *indent, const char *head,
 			       struct strbuf *out)
 {
@@ -1285,9 +1289,11 @@ static void write_completeness(const struct first_stream *f, const char *indent,
 		unreadable += f->ranks[i].unreadable;
 	}
 	if (compared < total) {
-		strbuf_addf(out, "%s%s%llu of %llu pairs compared; not compared: %llu unmatched, %llu golden-only, "
-				 "%llu unreadable",
-			    indent, head, (unsigned long long)compared, (unsigned long long)total,
+		strbuf_addstr(out, indent);
+		if (head)
+			strbuf_addf(out, "%s%llu of %llu pairs compared; ", head, (unsigned long long)compared,
+				    (unsigned long long)total);
+		strbuf_addf(out, "not compared: %llu unmatched, %llu golden-only, %llu unreadable",
 			    (unsigned long long)unmatched, (unsigned long long)golden_only, (unsigned long long)unreadable);
 		if (alike_accepted(f->alike))
 			strbuf_addstr(out, " (accepted as a partial comparison)");
@@ -1373,9 +1379,10 @@ static void write_nothing_found(const struct first_stream *f, struct strbuf *out
 		strbuf_addf(out, "no divergence: all %llu pairs of %zu rank%s compared, and the same\n",
 			    (unsigned long long)total, f->nranks, f->nranks == 1 ? "" : "s");
 	else
-		strbuf_addf(out, "%s: no divergence in what was compared\n",
-			    alike_accepted(f->alike) ? "no divergence (a partial comparison)" : "incomplete");
-	write_completeness(f, "  ", "", out);
+		strbuf_addf(out, "%s: %llu of %llu pairs compared, and no divergence in them\n",
+			    alike_accepted(f->alike) ? "no divergence in a partial comparison" : "incomplete",
+			    (unsigned long long)compared, (unsigned long long)total);
+	write_completeness(f, "  ", NULL, out);
 	for (size_t i = 0; i < f->nranks; i++)
 		alike_explain(f->alike, f->ranks[i].rank, "  note     ", out);
 }

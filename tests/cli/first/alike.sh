@@ -47,6 +47,10 @@ probe-flatten gone/target > /dev/null
 pipe gone/target gone/golden --format text; echo "status $?"
 pipe gone/target gone/golden | tail -1 | jq -c '.summary | {compared, total, answer}'
 pipe gone/target gone/golden --partial > /dev/null; echo "--partial: status $?"
+printf 'include %s/share/probe.mk\nPROBE_TARGET = gone/target\nPROBE_GOLDEN = gone/golden\n' "$TOP" > Makefile
+make -s probe-check > out 2>&1; echo "make probe-check: status $?"
+grep -v '^make' out | tail -1
+make -s probe-check PROBE_PARTIAL=yes > /dev/null 2>&1; echo "make probe-check PROBE_PARTIAL=yes: status $?"
 
 echo "# 4. four ranks, the fault on rank 2: the first record is the rank that started it"
 probe-gendump --ranks 4 --fault-rank 2 four > /dev/null
