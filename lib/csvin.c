@@ -2,6 +2,7 @@
 #include "json.h"
 #include "jsonw.h"
 #include "leafrec.h"
+#include "lines.h"
 #include "pyfmt.h"
 #include "source.h"
 #include "verdict.h"
@@ -23,6 +24,11 @@ struct csv_reading {
 	size_t nheader;
 	const char *mode;
 	uint64_t row;
+	/* where libcsv is: the line and byte of the next byte fed, the line of the row being read */
+	uint64_t line, col, row_line;
+	bool row_done;     /* a row ended since row_line was set */
+	size_t row_bytes;  /* of the row being read, fed so far */
+	size_t max;        /* the longest row (line_reader_limit()) */
 	csvin_fn fn;
 	void *ctx;
 	int stop;
@@ -379,13 +385,13 @@ static int emit_row(struct csv_reading *r)
 	size_t i;
 
 	if (!name || !result) {
-		strbuf_addf(r->err, "%s:%llu: a row without NPU Name or Result", r->path, (unsigned long long)r->row + 2);
+		strbuf_addf(r->err, "%s:%llu: a row without NPU Name or Result", r->path, (unsigned long long)r->row_line);
 		return -1;
 	}
 	/* the cell goes into the record as it is, so it must be what json.dumps writes */
 	if (msg && msg[0] == '[' && !is_string_list(msg)) {
 		strbuf_addf(r->err, "%s:%llu: Err_message is not a JSON list of strings on one line", r->path,
-			    (unsigned long long)r->row + 2);
+			    (unsigned long long)r->row_line);
 		return -1;
 	}
 	strbuf_reset(&r->t);
@@ -394,7 +400,7 @@ static int emit_row(struct csv_reading *r)
 	has_g = add_leaf(r, &r->g, false);
 	if (leafrec_parse(&lt, r->t.buf, r->t.len, &why) < 0 ||
 	    (has_g && leafrec_parse(&lg, r->g.buf, r->g.len, &why) < 0)) {
-		strbuf_addf(r->err, "%s:%llu: %s", r->path, (unsigned long long)r->row + 2, why);
+		strbuf_addf(r->err, "%s:%llu: %s", r->path, (unsigned long long)r->row_line, why);
 		return -1;
 	}
 	verdict_pair(&lt, has_g ? &lg : NULL, &(struct verdict_options){ 0, 0 }, &r->v);
@@ -458,12 +464,14 @@ static void on_row(int c, void *ctx)
 {
 	struct csv_reading *r = ctx;
 	(void)c;
+	r->row_done = true;
 	if (r->stop) {
 		clear_cells(r);
 		return;
 	}
 	if (r->overflow) {
-		strbuf_addf(r->err, "%s: more than %d columns: not an msprobe compare_result CSV", r->path, MAX_COLS);
+		strbuf_addf(r->err, "%s:%llu: more than %d columns: not an msprobe compare_result CSV", r->path,
+			    (unsigned long long)r->row_line, MAX_COLS);
 		r->stop = -1;
 	} else if (!r->header_seen) {
 		r->header_seen = true;
@@ -479,7 +487,7 @@ static void on_row(int c, void *ctx)
 		return;
 	} else if (r->ncells != r->nheader) {
 		strbuf_addf(r->err, "%s:%llu: %zu cells where the header has %zu", r->path,
-			    (unsigned long long)r->row + 2, r->ncells, r->nheader);
+			    (unsigned long long)r->row_line, r->ncells, r->nheader);
 		r->stop = -1;
 	} else {
 		r->stop = emit_row(r);
@@ -501,14 +509,75 @@ int64_t csvin_rank(const char *path)
 	return strtoll(p, NULL, 10);
 }
 
+/* What libcsv refused at buf[at] of line r->line, as "FILE:LINE:COL: malformed CSV: what". */
+static void parse_error(struct csv_reading *r, struct csv_parser *p, const char *buf, size_t at)
+{
+	const char *what = csv_strerror(csv_error(p));
+	if (csv_error(p) == CSV_EPARSE)
+		what = buf[at] == '"' ? "a quote inside a field that does not start with one"
+				      : "a quoted field goes on after its closing quote (a quote inside it is written twice)";
+	strbuf_addf(r->err, "%s:%llu:%llu: malformed CSV: %s", r->path, (unsigned long long)r->line,
+		    (unsigned long long)r->col + at + 1, what);
+}
+
+static bool blank_line(const char *s, size_t n)
+{
+	return (n == 1 && s[0] == '\n') || (n == 2 && s[0] == '\r' && s[1] == '\n');
+}
+
+/*
+ * Bytes of the file to libcsv, one line at a time, so that an error knows
+ * its line and column and each row the line it starts on; a row longer
+ * than r->max is refused before libcsv holds it.
+ */
+static void feed(struct csv_reading *r, struct csv_parser *p, const char *buf, size_t n)
+{
+	while (n && !r->stop) {
+		const char *nl = memchr(buf, '\n', n);
+		size_t len = nl ? (size_t)(nl - buf) + 1 : n, body = len, done;
+		if (!r->col && r->row_done && !blank_line(buf, len)) {
+			r->row_line = r->line;
+			r->row_done = false;
+		}
+		if (nl && --body && buf[body - 1] == '\r')
+			body--;
+		if (r->row_bytes + body > r->max) {
+			strbuf_addf(r->err, "%s:%llu: a row longer than %zu bytes (PROBE_MAX_LINE raises the limit)",
+				    r->path, (unsigned long long)r->row_line, r->max);
+			r->stop = -1;
+			return;
+		}
+		r->row_bytes += len;
+		done = csv_parse(p, buf, len, on_field, on_row, r);
+		if (done != len && !r->stop) {
+			parse_error(r, p, buf, done);
+			r->stop = -1;
+			return;
+		}
+		if (r->row_done)
+			r->row_bytes = 0;
+		if (nl) {
+			r->line++;
+			r->col = 0;
+		} else {
+			r->col += len;
+		}
+		buf += len;
+		n -= len;
+	}
+}
+
 int csvin_read(const char *path, csvin_fn fn, void *ctx, struct strbuf *err)
 {
 	struct csv_parser p;
-	struct csv_reading r = { .path = path, .fn = fn, .ctx = ctx, .err = err };
+	struct csv_reading r = { .path = path, .fn = fn, .ctx = ctx, .err = err,
+				 .line = 1, .row_line = 1, .row_done = true };
 	struct source *src;
 	char buf[1 << 16];
 	ssize_t n = 0;
 
+	if (line_reader_limit(&r.max, err) < 0)
+		return -1;
 	r.rank = csvin_rank(path);
 	strbuf_init(&r.rec, 0);
 	strbuf_init(&r.t, 0);
@@ -519,18 +588,16 @@ int csvin_read(const char *path, csvin_fn fn, void *ctx, struct strbuf *err)
 	if (!src)
 		return -1;
 	csv_init(&p, CSV_STRICT | CSV_APPEND_NULL | CSV_STRICT_FINI);
-	while (!r.stop && (n = source_read(src, buf, sizeof(buf))) > 0) {
-		if (csv_parse(&p, buf, (size_t)n, on_field, on_row, &r) != (size_t)n) {
-			strbuf_addf(err, "%s: malformed CSV: %s", path, csv_strerror(csv_error(&p)));
-			r.stop = -1;
-		}
-	}
+	while (!r.stop && (n = source_read(src, buf, sizeof(buf))) > 0)
+		feed(&r, &p, buf, (size_t)n);
 	if (n < 0 && !r.stop) {
 		strbuf_addf(err, "%s: %s", path, source_error(src));
 		r.stop = -1;
 	}
 	if (!r.stop && csv_fini(&p, on_field, on_row, &r)) {
-		strbuf_addf(err, "%s: malformed CSV: %s", path, csv_strerror(csv_error(&p)));
+		/* strict: the file ends inside a quoted field (libcsv gives no error code for it) */
+		strbuf_addf(err, "%s:%llu: malformed CSV: a quoted field of the row that starts here is not closed "
+			    "before the end of the file", path, (unsigned long long)r.row_line);
 		r.stop = -1;
 	}
 	if (!r.stop && !r.row) {

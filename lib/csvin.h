@@ -28,7 +28,13 @@ bool csvin_is_compare_csv(const char *path);
 /* The rank in a compare_result_rank<N>_... file name, or -1. */
 int64_t csvin_rank(const char *path);
 
-/* Returns 0, the callback's stop value, or -1 with "FILE:ROW: what" in err. */
+/*
+ * Returns 0, the callback's stop value, or -1 with "FILE:LINE: what" in err:
+ * LINE is the line the row starts on (a quoted cell may hold newlines), and
+ * for malformed CSV "FILE:LINE:COL:" names the byte libcsv refused.  A row
+ * longer than line_reader_limit() (lines.h: PROBE_MAX_LINE) is an error
+ * before libcsv holds it.
+ */
 int csvin_read(const char *path, csvin_fn fn, void *ctx, struct strbuf *err);
 
 #endif

@@ -3,6 +3,7 @@
 #include "xalloc.h"
 
 #include <dirent.h>
+#include <inttypes.h>
 #include <sys/stat.h>
 
 static const char *const dump_names[] = { "dump.json", "dump.json.gz", "debug.json", "debug.json.gz" };
@@ -18,11 +19,24 @@ int64_t layout_parse_numbered(const char *name, const char *prefix)
 	if (!*d || (d[0] == '0' && d[1]))
 		return -1;
 	for (; *d; d++) {
-		if (*d < '0' || *d > '9' || v > (INT64_MAX - 9) / 10)
+		if (*d < '0' || *d > '9' || v > (INT64_MAX - (*d - '0')) / 10)
 			return -1;
 		v = v * 10 + (*d - '0');
 	}
 	return v;
+}
+
+/* A name of msprobe's pattern prefix<N> whose N is too large for layout_parse_numbered(). */
+static bool number_overflows(const char *name, const char *prefix)
+{
+	size_t n = strlen(prefix);
+	const char *d = name + n;
+	if (strncmp(name, prefix, n) || *d < '1' || *d > '9')
+		return false;
+	for (; *d; d++)
+		if (*d < '0' || *d > '9')
+			return false;
+	return layout_parse_numbered(name, prefix) < 0;
 }
 
 static const char *base_name(const char *path)
@@ -135,7 +149,9 @@ static bool has_numbered_subdir(const char *dir, const char *prefix)
 		if (strncmp(de->d_name, prefix, strlen(prefix)))
 			continue;
 		p = join(dir, de->d_name);
+		/* one whose number overflows counts: list_numbered() refuses it */
 		found = (is_dir(p) || is_broken(p, &ignored)) && (layout_parse_numbered(de->d_name, prefix) >= 0 ||
+				      number_overflows(de->d_name, prefix) ||
 				      (!strcmp(prefix, "rank") && !strcmp(de->d_name, "rank")));
 		free(p);
 	}
@@ -165,7 +181,9 @@ static void free_numbered(struct numbered *v, size_t nr)
 /*
  * The numbered subdirectories of dir (prefix<N>), sorted; bare "rank" gets -1.
  * -1 with a message in err when dir cannot be read or a numbered name in it
- * cannot be followed: a rank that silently went missing would compare as absent.
+ * cannot be followed or has a number past INT64_MAX: a rank that silently
+ * went missing would compare as absent (msprobe, reading N as a Python int,
+ * would compare it).
  */
 static int list_numbered(const char *dir, const char *prefix, struct numbered **out, size_t *nr_out,
 			 struct strbuf *err)
@@ -184,11 +202,20 @@ static int list_numbered(const char *dir, const char *prefix, struct numbered **
 	while (!ret && (de = readdir(d))) {
 		int64_t n = layout_parse_numbered(de->d_name, prefix);
 		bool bare = !strcmp(prefix, "rank") && !strcmp(de->d_name, "rank");
+		bool overflows = n < 0 && number_overflows(de->d_name, prefix);
 		char *p;
-		if (n < 0 && !bare)
+		if (n < 0 && !bare && !overflows)
 			continue;
 		p = join(dir, de->d_name);
-		if (is_dir(p)) {
+		if (overflows) {
+			size_t had = err->len;
+			if (is_dir(p) || is_broken(p, err)) {
+				strbuf_setlen(err, had);
+				strbuf_addf(err, "%s: a %s number larger than %" PRId64 ", the largest probe reads: "
+					    "leaving the directory out would compare the dump without it", p, prefix, INT64_MAX);
+				ret = -1;
+			}
+		} else if (is_dir(p)) {
 			ALLOC_GROW(v, nr + 1, alloc);
 			v[nr++] = (struct numbered){ bare ? -1 : n, xstrdup(de->d_name) };
 		} else if (is_broken(p, err)) {

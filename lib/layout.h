@@ -17,7 +17,9 @@
  * proc dirs and no rank dir, or with the same rank twice, is an error; a
  * step dir mixing rank and proc dirs keeps the rank dirs and warns (the
  * proc dirs are helper processes, as msprobe's documentation says); a rank
- * dir without a dump file is an error.
+ * dir without a dump file is an error, and so is a rank<N>, proc<N> or
+ * step<N> directory whose N is past INT64_MAX (msprobe would read it: left
+ * out, its rank would go uncompared without a word).
  *
  * Steps come out in numeric order, ranks in numeric order within a step.
  */

@@ -12,14 +12,49 @@ static bool all_blank(const char *p, size_t n)
 	return true;
 }
 
+int line_reader_limit(size_t *max, struct strbuf *err)
+{
+	const char *env = getenv("PROBE_MAX_LINE"), *p;
+	size_t v = 0, unit = 1;
+	*max = LINE_MAX_DEFAULT;
+	if (!env || !*env)
+		return 0;
+	for (p = env; *p >= '0' && *p <= '9'; p++) {
+		if (v > (SIZE_MAX - 9) / 10)
+			goto too_large;
+		v = v * 10 + (size_t)(*p - '0');
+	}
+	switch (*p) {
+	case 'K': case 'k': unit = (size_t)1 << 10; p++; break;
+	case 'M': case 'm': unit = (size_t)1 << 20; p++; break;
+	case 'G': case 'g': unit = (size_t)1 << 30; p++; break;
+	default: break;
+	}
+	if (p == env || *p || !v) {
+		strbuf_addf(err, "PROBE_MAX_LINE=%s: not a size in bytes (a whole number above 0, "
+			    "optionally followed by K, M or G)", env);
+		return -1;
+	}
+	/* the buffer holds the line, a CR and its newline */
+	if (v > (SIZE_MAX - 2) / unit)
+		goto too_large;
+	*max = v * unit;
+	return 0;
+too_large:
+	strbuf_addf(err, "PROBE_MAX_LINE=%s: too large", env);
+	return -1;
+}
+
 int line_reader_open(struct line_reader *lr, const char *path)
 {
 	memset(lr, 0, sizeof(*lr));
 	strbuf_init(&lr->err, 0);
+	if (line_reader_limit(&lr->max, &lr->err) < 0)
+		return -1;
 	lr->src = source_open(path, &lr->err);
 	if (!lr->src)
 		return -1;
-	lr->cap = LINES_DEFAULT_CAP;
+	lr->cap = LINES_DEFAULT_CAP < lr->max + 2 ? LINES_DEFAULT_CAP : lr->max + 2;
 	lr->buf = xmalloc(lr->cap);
 	return 0;
 }
@@ -49,6 +84,11 @@ int line_reader_fail(struct line_reader *lr, const char *fmt, ...)
 	return -1;
 }
 
+static int too_long(struct line_reader *lr)
+{
+	return line_reader_fail(lr, "a record longer than %zu bytes (PROBE_MAX_LINE raises the limit)", lr->max);
+}
+
 /* Read more bytes after keeping buf[start..end). 1: more, 0: end, -1: error. */
 static int fill(struct line_reader *lr)
 {
@@ -61,7 +101,8 @@ static int fill(struct line_reader *lr)
 		lr->start = 0;
 	}
 	if (lr->end == lr->cap) {
-		lr->cap = st_mult(lr->cap, 2);
+		/* room for a line of max bytes, a CR and its newline, and never more */
+		lr->cap = lr->cap < (lr->max + 2) / 2 ? st_mult(lr->cap, 2) : lr->max + 2;
 		lr->buf = xrealloc(lr->buf, lr->cap);
 	}
 	n = source_read(lr->src, lr->buf + lr->end, lr->cap - lr->end);
@@ -91,6 +132,8 @@ int line_reader_next(struct line_reader *lr, const char **line, size_t *len)
 			lr->lineno++;
 			if (n && s[n - 1] == '\r')
 				n--;
+			if (n > lr->max)
+				return too_long(lr);
 			if (all_blank(s, n)) {
 				scanned = lr->start;
 				continue; /* blank line */
@@ -108,6 +151,11 @@ int line_reader_next(struct line_reader *lr, const char **line, size_t *len)
 			return 1;
 		}
 		scanned = lr->end - lr->start; /* relative to start, before fill moves it */
+		if (scanned >= lr->max + 2) {
+			/* no newline in max + 2 bytes: the line is longer than max even without a CR */
+			lr->lineno++;
+			return too_long(lr);
+		}
 		{
 			int got = fill(lr);
 			if (got < 0)

@@ -9,6 +9,13 @@
  * carrying the upstream message, so that a failure propagates along a
  * pipeline instead of being taken for the end of the data.
  *
+ * Length: a line may hold at most the limit of line_reader_limit() bytes
+ * (64 MiB unless PROBE_MAX_LINE says otherwise; its newline and a CR
+ * before it not counted).  A longer one is the error "NAME:LINE: a record
+ * longer than N bytes (PROBE_MAX_LINE raises the limit)", found once the
+ * limit is passed: the buffer never grows past the limit and two bytes,
+ * whatever the input (/dev/zero, a stream without a newline).
+ *
  * Lifetimes: the line stays valid until the next call.  The reader owns
  * its source.
  */
@@ -23,11 +30,21 @@ struct line_reader {
 	char *buf;
 	size_t cap, start, end;
 	bool eof;
+	size_t max;        /* the longest line accepted, in bytes */
 	uint64_t lineno;   /* of the last line handed out, from 1 */
 	struct strbuf err; /* "NAME:LINE: what" after an error */
 };
 
-/* path "-" is stdin.  Returns 0, or -1 with the reason in lr->err. */
+/*
+ * The longest record line the tools accept: LINE_MAX_DEFAULT, or the
+ * environment's PROBE_MAX_LINE (bytes, a whole number > 0 with an optional
+ * K, M or G suffix: KiB, MiB, GiB; empty is unset).  Returns 0, or -1 with
+ * "PROBE_MAX_LINE=VALUE: what is wrong" in err.
+ */
+#define LINE_MAX_DEFAULT ((size_t)64 << 20)
+int line_reader_limit(size_t *max, struct strbuf *err);
+
+/* path "-" is stdin.  Returns 0, or -1 with the reason in lr->err (also a PROBE_MAX_LINE that is not a size). */
 int line_reader_open(struct line_reader *lr, const char *path);
 /* 1: a line in *line and *len; 0: the end; -1: error (lr->err).  Otherwise than 1, *line is NULL and *len 0. */
 int line_reader_next(struct line_reader *lr, const char **line, size_t *len);

@@ -4,6 +4,7 @@
 
 #include <getopt.h>
 #include <math.h>
+#include <signal.h>
 #include <unistd.h>
 
 enum { OPT_HELP = 1000, OPT_VERSION, OPT_LIST_OPTIONS };
@@ -104,6 +105,23 @@ void opt_usage_error(const struct tool_spec *spec, const char *fmt, ...)
 	exit(PROBE_TROUBLE);
 }
 
+/*
+ * The end of --help, --version and --list-options: status 0 once every
+ * byte reached stdout; a write error is said ("write error: No space left
+ * on device") and is status 2; a closed pipe ends quietly, by SIGPIPE.
+ */
+static void NORETURN exit_printed(const struct tool_spec *spec)
+{
+	if (!fflush(stdout) && !ferror(stdout))
+		exit(PROBE_OK);
+	if (errno == EPIPE) {
+		signal(SIGPIPE, SIG_DFL);
+		raise(SIGPIPE);
+	}
+	fprintf(stderr, "%s: write error: %s\n", spec->name, errno ? strerror(errno) : "an input/output error");
+	exit(PROBE_TROUBLE);
+}
+
 int opt_next(const struct tool_spec *spec, int argc, char **argv, const char **optarg_out, int *optind_out)
 {
 	int c;
@@ -117,14 +135,17 @@ int opt_next(const struct tool_spec *spec, int argc, char **argv, const char **o
 		return -1;
 	case 'h':
 	case OPT_HELP:
+		errno = 0;
 		opt_help(spec);
-		exit(fflush(stdout) || ferror(stdout) ? PROBE_TROUBLE : PROBE_OK);
+		exit_printed(spec);
 	case OPT_VERSION:
+		errno = 0;
 		printf("%s %s\n", spec->name, PROBE_VERSION);
-		exit(fflush(stdout) ? PROBE_TROUBLE : PROBE_OK);
+		exit_printed(spec);
 	case OPT_LIST_OPTIONS:
+		errno = 0;
 		list_options(spec);
-		exit(fflush(stdout) ? PROBE_TROUBLE : PROBE_OK);
+		exit_printed(spec);
 	case ':':
 	case '?': {
 		char letter[3] = { '-', (char)optopt, 0 };

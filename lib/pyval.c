@@ -75,7 +75,8 @@ bool py_is_inf(const struct pyval *v, int sign)
 	return isinf(f) && (sign == 0 || (sign > 0) == (f > 0));
 }
 
-struct pyval *pyval_parse(const struct span *s, unsigned flags, struct arena *a)
+/* A scalar span as a value (NULL when a string does not decode). */
+static struct pyval *scalar_value(const struct span *s, unsigned flags, struct arena *a)
 {
 	struct pyval *v;
 	switch (s->kind) {
@@ -117,43 +118,168 @@ struct pyval *pyval_parse(const struct span *s, unsigned flags, struct arena *a)
 		strbuf_release(&sb);
 		return v;
 	}
-	case SPAN_ARRAY:
-	case SPAN_OBJECT: {
-		struct pyval **items = NULL;
-		size_t n = 0, alloc = 0;
-		bool obj = s->kind == SPAN_OBJECT;
-		struct rs_iter it;
-		struct span k, val;
-		int r;
-		if ((obj ? rs_begin(&it, s->p, s->n) : rs_begin_array(&it, s->p, s->n)) < 0)
-			return NULL;
-		while ((r = obj ? rs_next(&it, &k, &val) : rs_next_item(&it, &val)) == 1) {
-			struct pyval *kv = obj ? pyval_parse(&k, 0, a) : NULL;
-			struct pyval *vv = pyval_parse(&val, flags, a);
-			if ((obj && !kv) || !vv) {
-				r = -1;
-				break;
-			}
-			ALLOC_GROW(items, n + 2, alloc);
-			if (obj)
-				items[n++] = kv;
-			items[n++] = vv;
-		}
-		if (r < 0) {
-			free(items);
-			return NULL;
-		}
-		v = new_val(a, obj ? PY_DICT : PY_LIST);
-		v->items = arena_alloc(a, (n ? n : 1) * sizeof(*items));
-		if (n)
-			memcpy(v->items, items, n * sizeof(*items));
-		v->n = obj ? n / 2 : n;
-		free(items);
-		return v;
-	}
 	default:
 		return NULL;
 	}
+}
+
+static const char *skip_blank(const char *p, const char *end)
+{
+	while (p < end && (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n'))
+		p++;
+	return p;
+}
+
+/*
+ * The arrays and objects being read, innermost last: one stack of the
+ * items read so far for all of them (an object's keys and values
+ * alternate), and where each one's items start.  Small values keep both
+ * on the C stack.
+ */
+struct pv_open {
+	size_t first; /* its first item on the item stack */
+	char close;   /* ']' or '}' */
+};
+
+struct pv_stack {
+	struct pyval **items;
+	struct pv_open *open;
+	size_t nitems, items_alloc, nopen, open_alloc;
+	struct pyval *items_here[32];
+	struct pv_open open_here[8];
+};
+
+/* v (of *alloc elements of size bytes, `here` while it is the stack's own) with twice the room. */
+static void *grow(void *v, const void *here, size_t *alloc, size_t size)
+{
+	size_t n = st_mult(*alloc, 2);
+	void *p;
+	if (v == here) {
+		p = xmalloc(st_mult(n, size));
+		memcpy(p, v, *alloc * size);
+	} else {
+		p = xrealloc(v, st_mult(n, size));
+	}
+	*alloc = n;
+	return p;
+}
+
+static void push_item(struct pv_stack *st, struct pyval *v)
+{
+	if (st->nitems == st->items_alloc)
+		st->items = grow(st->items, st->items_here, &st->items_alloc, sizeof(*st->items));
+	st->items[st->nitems++] = v;
+}
+
+static void push_open(struct pv_stack *st, char close)
+{
+	if (st->nopen == st->open_alloc)
+		st->open = grow(st->open, st->open_here, &st->open_alloc, sizeof(*st->open));
+	st->open[st->nopen++] = (struct pv_open){ st->nitems, close };
+}
+
+/* Close the innermost container: its items become one list or dict, an item of the one around it. */
+static void close_open(struct pv_stack *st, struct arena *a)
+{
+	struct pv_open o = st->open[--st->nopen];
+	size_t n = st->nitems - o.first;
+	struct pyval *v = new_val(a, o.close == '}' ? PY_DICT : PY_LIST);
+	v->items = arena_alloc(a, (n ? n : 1) * sizeof(*v->items));
+	if (n)
+		memcpy(v->items, st->items + o.first, n * sizeof(*v->items));
+	v->n = o.close == '}' ? n / 2 : n;
+	st->nitems = o.first;
+	push_item(st, v);
+}
+
+/* The key of a member at p (blanks before it allowed) onto the stack; past its ':', or NULL. */
+static const char *read_key(struct pv_stack *st, const char *p, const char *end, struct arena *a)
+{
+	struct span k;
+	struct pyval *v;
+	p = skip_blank(p, end);
+	if (p >= end || *p != '"' || !(p = rs_scalar(p, end, &k)) || !(v = scalar_value(&k, 0, a)))
+		return NULL;
+	push_item(st, v);
+	p = skip_blank(p, end);
+	return p < end && *p == ':' ? p + 1 : NULL;
+}
+
+/*
+ * The array or object at p, alone before end but for blanks, in one pass
+ * (linear in its bytes, whatever the depth) and without recursion: at
+ * most RS_MAX_DEPTH levels, as recscan.h checks a record.
+ */
+static struct pyval *parse_nested(const char *p, const char *end, unsigned flags, struct arena *a)
+{
+	struct pv_stack st = { .items_alloc = ARRAY_SIZE(st.items_here), .open_alloc = ARRAY_SIZE(st.open_here) };
+	struct pyval *res = NULL;
+	st.items = st.items_here;
+	st.open = st.open_here;
+	for (;;) {
+		/* a value at p */
+		p = skip_blank(p, end);
+		if (p >= end)
+			break;
+		if (*p == '[' || *p == '{') {
+			char close = *p == '[' ? ']' : '}';
+			if (st.nopen >= RS_MAX_DEPTH)
+				break;
+			push_open(&st, close);
+			p = skip_blank(p + 1, end);
+			if (p < end && *p == close) {
+				/* empty: closed below */
+			} else if (close == '}' && !(p = read_key(&st, p, end, a))) {
+				break;
+			} else {
+				continue;
+			}
+		} else {
+			struct span s;
+			struct pyval *v;
+			if (!(p = rs_scalar(p, end, &s)) || !(v = scalar_value(&s, flags, a)))
+				break;
+			push_item(&st, v);
+		}
+		/* after a value: a comma (and the next key), or the end of containers */
+		for (;;) {
+			char close;
+			p = skip_blank(p, end);
+			if (!st.nopen) {
+				if (p == end)
+					res = st.items[0];
+				goto out;
+			}
+			close = st.open[st.nopen - 1].close;
+			if (p < end && *p == ',') {
+				p++;
+				if (close == '}' && !(p = read_key(&st, p, end, a)))
+					goto out;
+				break;
+			}
+			if (p >= end || *p != close)
+				goto out;
+			p++;
+			close_open(&st, a);
+		}
+	}
+out:
+	if (st.items != st.items_here)
+		free(st.items);
+	if (st.open != st.open_here)
+		free(st.open);
+	return res;
+}
+
+struct pyval *pyval_parse(const struct span *s, unsigned flags, struct arena *a)
+{
+	if (s->kind == SPAN_ARRAY || s->kind == SPAN_OBJECT) {
+		const char *end = s->p + s->n, *p = skip_blank(s->p, end);
+		if (p >= end || *p != (s->kind == SPAN_OBJECT ? '{' : '['))
+			return NULL;
+		return parse_nested(p, end, flags, a);
+	}
+	return scalar_value(s, flags, a);
 }
 
 struct pyval *pyval_from_text(const char *json, size_t len, unsigned flags, struct arena *a)

@@ -48,7 +48,13 @@ enum pyval_flags {
 	PYV_NONFINITE_STRINGS = 1 << 0,
 };
 
-/* NULL when the span is not valid JSON. */
+/*
+ * NULL when the span is not valid JSON, or nests arrays and objects
+ * deeper than RS_MAX_DEPTH (recscan.h: what a record reader accepts
+ * always parses).  One pass over the text, without recursion: the work
+ * is linear in its bytes whatever the depth.  py_str(), py_repr() and
+ * py_eq() recurse, as deep as the values these make.
+ */
 struct pyval *pyval_parse(const struct span *s, unsigned flags, struct arena *a);
 struct pyval *pyval_from_text(const char *json, size_t len, unsigned flags, struct arena *a);
 

@@ -1,5 +1,13 @@
 #include "recscan.h"
+#include "json.h"
 #include "swar.h"
+
+#define RS_STR_(x) #x
+#define RS_STR(x) RS_STR_(x)
+
+/* one limit for the dump reader and the record readers: what probe-flatten writes reads back */
+_Static_assert(RS_MAX_DEPTH == JSON_MAX_DEPTH_DEFAULT, "the record readers nest as deep as the dump reader");
+const char rs_depth_error[] = "nesting deeper than " RS_STR(RS_MAX_DEPTH) " levels";
 
 static int fail(struct rs_iter *it, const char *p, const char *what)
 {
@@ -31,19 +39,52 @@ static const char *string_end(const char *p, const char *end)
 	}
 }
 
+/* A string, number or literal at p (before end): its span and end, or NULL with *what saying why. */
+static const char *scalar_end(const char *p, const char *end, struct span *v, const char **what)
+{
+	const char *start = p;
+	if (*p == '"') {
+		p = string_end(p, end);
+		if (!p)
+			return *what = "unterminated string", NULL;
+		*v = (struct span){ start, (size_t)(p - start), SPAN_STRING };
+		return p;
+	}
+	p = swar_word_end(p, end, 0);
+	if (p == start)
+		return *what = "unexpected character", NULL;
+	{
+		size_t n = (size_t)(p - start);
+		enum span_kind k = SPAN_NUMBER;
+		if (n == 4 && !memcmp(start, "null", 4))
+			k = SPAN_NULL;
+		else if (n == 4 && !memcmp(start, "true", 4))
+			k = SPAN_TRUE;
+		else if (n == 5 && !memcmp(start, "false", 5))
+			k = SPAN_FALSE;
+		else if (!(start[0] == '-' || (start[0] >= '0' && start[0] <= '9')))
+			return *what = "invalid literal", NULL;
+		*v = (struct span){ start, n, k };
+	}
+	return p;
+}
+
+const char *rs_scalar(const char *p, const char *end, struct span *v)
+{
+	const char *what;
+	if (p >= end || *p == '{' || *p == '[')
+		return NULL;
+	return scalar_end(p, end, v, &what);
+}
+
 /* Skip one value at p; sets its span.  Returns the end or NULL (error recorded). */
 static const char *skip_value(struct rs_iter *it, const char *p, struct span *v)
 {
 	const char *end = it->end, *start = p;
+	const char *what = NULL;
 	if (p >= end)
 		return fail(it, p, "a value is missing"), NULL;
 	switch (*p) {
-	case '"':
-		p = string_end(p, end);
-		if (!p)
-			return fail(it, start, "unterminated string"), NULL;
-		*v = (struct span){ start, (size_t)(p - start), SPAN_STRING };
-		return p;
 	case '{':
 	case '[': {
 		/* nested: count brackets, skipping strings */
@@ -64,9 +105,11 @@ static const char *skip_value(struct rs_iter *it, const char *p, struct span *v)
 				p = q;
 				continue;
 			}
-			if (c == '{' || c == '[')
-				depth++;
-			else if (c == '}' || c == ']') {
+			if (c == '{' || c == '[') {
+				/* the value is a member or an item of something: one level more than its own */
+				if (++depth >= RS_MAX_DEPTH)
+					return fail(it, p, rs_depth_error), NULL;
+			} else if (c == '}' || c == ']') {
 				if (--depth == 0) {
 					p++;
 					*v = (struct span){ start, (size_t)(p - start),
@@ -79,22 +122,9 @@ static const char *skip_value(struct rs_iter *it, const char *p, struct span *v)
 		return fail(it, start, "unclosed array or object"), NULL;
 	}
 	default:
-		p = swar_word_end(p, end, 0);
-		if (p == start)
-			return fail(it, start, "unexpected character"), NULL;
-		{
-			size_t n = (size_t)(p - start);
-			enum span_kind k = SPAN_NUMBER;
-			if (n == 4 && !memcmp(start, "null", 4))
-				k = SPAN_NULL;
-			else if (n == 4 && !memcmp(start, "true", 4))
-				k = SPAN_TRUE;
-			else if (n == 5 && !memcmp(start, "false", 5))
-				k = SPAN_FALSE;
-			else if (!(start[0] == '-' || (start[0] >= '0' && start[0] <= '9')))
-				return fail(it, start, "invalid literal"), NULL;
-			*v = (struct span){ start, n, k };
-		}
+		p = scalar_end(p, end, v, &what);
+		if (!p)
+			return fail(it, start, what), NULL;
 		return p;
 	}
 }

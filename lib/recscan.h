@@ -12,11 +12,23 @@
  * number characters); the contents of strings that are skipped are not
  * (escapes and UTF-8 are checked when a string is decoded).  Errors say
  * what and at which byte of the object.
+ *
+ * Depth: a value skipped inside an object or array may hold at most
+ * RS_MAX_DEPTH - 1 levels of arrays and objects, so that, counting the
+ * object or array scanned (a record line, or a leaf inside a pair), nothing
+ * nests deeper than RS_MAX_DEPTH: the limit of the dump reader (json.h), so
+ * that whatever probe-flatten writes reads back.  Deeper is the error
+ * rs_depth_error, "nesting deeper than 10000 levels", at the bracket that
+ * opens the level too many; skipping stays linear in the bytes whatever the
+ * depth (one pass, no recursion).
  */
 #ifndef PROBE_RECSCAN_H
 #define PROBE_RECSCAN_H
 
 #include "strbuf.h"
+
+#define RS_MAX_DEPTH 10000
+extern const char rs_depth_error[];
 
 enum span_kind {
 	SPAN_NONE = 0, /* absent */
@@ -69,6 +81,13 @@ int rs_begin_at(struct rs_iter *it, const char *p, const char *bound);
 /* The same over the items of an array s[0..n): rs_next_item() gives each value. */
 int rs_begin_array(struct rs_iter *it, const char *s, size_t n);
 int rs_next_item(struct rs_iter *it, struct span *value);
+
+/*
+ * The string, number or literal that starts at p (before end), checked as
+ * rs_next() checks the values it skips: its span in *v, and the byte after
+ * it; NULL when there is none at p (an array or object is not a scalar).
+ */
+const char *rs_scalar(const char *p, const char *end, struct span *v);
 
 /* The key span (quotes included) equals the plain word w (no escapes needed). */
 bool span_key_is(const struct span *key, const char *w, size_t wlen);

@@ -2,6 +2,9 @@
  * msprobe compare_result CSV files (lib/csvin.c): csvin_read() on a file
  * holding the input.  Every record it makes must be one line of valid
  * JSON and a metric record pair_parse() reads back (two leaf records).
+ * Rows are bounded at 4 KiB (PROBE_MAX_LINE), so that the bound is
+ * reached; a malformed CSV, and a row past the bound, are errors that
+ * name the line ("FILE:LINE: ..." or "FILE:LINE:COL: ...").
  */
 #include "fuzz.h"
 #include "../../lib/csvin.h"
@@ -41,7 +44,19 @@ static int one_record(const char *record, size_t len, void *ctx)
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	fuzz_quiet();
+	setenv("PROBE_MAX_LINE", "4K", 1);
 	return 0;
+}
+
+/* err is "path:LINE: what" (or "path:LINE:COL: what"), LINE a number from 1. */
+static bool names_line(const char *err, const char *path)
+{
+	const char *p = err + strlen(path);
+	if (*p++ != ':' || *p < '1' || *p > '9')
+		return false;
+	while (*p >= '0' && *p <= '9')
+		p++;
+	return *p == ':';
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -57,9 +72,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	FUZZ_CHECK(ret == 0 || ret == -1, "csvin_read returned %d", ret);
 	if (ret == 0)
 		FUZZ_CHECK(s.records > 0 && !err.len, "success without records, or with a message: %s", err.buf);
-	else
+	else {
 		FUZZ_CHECK(err.len && !strncmp(err.buf, file.path, strlen(file.path)),
 			   "a failure whose message does not name the file: %s", err.buf);
+		if (strstr(err.buf, "malformed CSV") || strstr(err.buf, "a row longer than"))
+			FUZZ_CHECK(names_line(err.buf, file.path), "a malformed CSV without its line: %s", err.buf);
+	}
 	fuzz_file_close(&file);
 	strbuf_release(&err);
 	return 0;

@@ -1,18 +1,129 @@
 /*
- * Record lines (lib/recscan.c, lib/leafrec.c, lib/pair.c, lib/lines.c).
+ * Record lines (lib/recscan.c, lib/leafrec.c, lib/pair.c, lib/lines.c,
+ * lib/pyval.c).
  *
  * The whole input is taken as one line, and then as a file of lines read
- * by line_reader (blank lines, a last line without a newline, gzip); each
+ * by line_reader (blank lines, a last line without a newline, gzip; lines
+ * of at most 1 KiB, PROBE_MAX_LINE, so that the bound is reached); each
  * line goes through leafrec_parse(), leafrec_parse_at(), pair_parse(),
  * record_is_error() and a walk of its members and items with every span
  * decoded.  A record leafrec_parse() accepts must read the same with
  * leafrec_parse_at(), and every span must lie inside the line.
+ *
+ * Every value span, and the whole line, is also read as a Python value
+ * (pyval_parse(), pyval_from_text()), with and without
+ * PYV_NONFINITE_STRINGS, printed and compared with itself: the one-pass
+ * parser must give what the recursive parse it replaced gave (kept here,
+ * below, as the reference) wherever that one can run (a few hundred
+ * levels), refuse nothing recscan's depth limit lets through, and accept
+ * nothing deeper than RS_MAX_DEPTH.
  */
 #include "fuzz.h"
 #include "../../lib/leafrec.h"
 #include "../../lib/lines.h"
 #include "../../lib/pair.h"
+#include "../../lib/pyval.h"
 #include "../../lib/recscan.h"
+#include "../../lib/xalloc.h"
+
+/* The parse of lib/pyval.c before issue 17: recursive, each nested value skipped before it is read. */
+static struct pyval *ref_parse(const struct span *s, unsigned flags, struct arena *a)
+{
+	struct pyval **items = NULL, *v;
+	size_t n = 0, alloc = 0;
+	bool obj = s->kind == SPAN_OBJECT;
+	struct rs_iter it;
+	struct span k, val;
+	int r;
+	if (s->kind != SPAN_ARRAY && s->kind != SPAN_OBJECT)
+		return pyval_parse(s, flags, a); /* scalars: the same code as before */
+	if ((obj ? rs_begin(&it, s->p, s->n) : rs_begin_array(&it, s->p, s->n)) < 0)
+		return NULL;
+	while ((r = obj ? rs_next(&it, &k, &val) : rs_next_item(&it, &val)) == 1) {
+		struct pyval *kv = obj ? ref_parse(&k, 0, a) : NULL;
+		struct pyval *vv = ref_parse(&val, flags, a);
+		if ((obj && !kv) || !vv) {
+			r = -1;
+			break;
+		}
+		ALLOC_GROW(items, n + 2, alloc);
+		if (obj)
+			items[n++] = kv;
+		items[n++] = vv;
+	}
+	if (r < 0) {
+		free(items);
+		return NULL;
+	}
+	v = arena_alloc(a, sizeof(*v));
+	memset(v, 0, sizeof(*v));
+	v->kind = obj ? PY_DICT : PY_LIST;
+	v->items = arena_alloc(a, (n ? n : 1) * sizeof(*items));
+	if (n)
+		memcpy(v->items, items, n * sizeof(*items));
+	v->n = obj ? n / 2 : n;
+	free(items);
+	return v;
+}
+
+/* The deepest nesting of brackets in s (outside strings), as a bound on what the reference may recurse into. */
+static size_t bracket_depth(const char *s, size_t n)
+{
+	size_t depth = 0, max = 0;
+	bool in_string = false;
+	for (size_t i = 0; i < n; i++) {
+		char c = s[i];
+		if (in_string) {
+			if (c == '\\')
+				i++;
+			else if (c == '"')
+				in_string = false;
+		} else if (c == '"') {
+			in_string = true;
+		} else if (c == '[' || c == '{') {
+			if (++depth > max)
+				max = depth;
+		} else if ((c == ']' || c == '}') && depth) {
+			depth--;
+		}
+	}
+	return max;
+}
+
+/* pyval_parse() of a span against the reference, with its repr() and py_eq(); `scanned`: recscan accepted it. */
+static void use_pyval(const struct span *s, bool scanned, struct strbuf *sb)
+{
+	static const unsigned flag_sets[] = { 0, PYV_NONFINITE_STRINGS };
+	size_t depth = bracket_depth(s->p, s->n);
+	/* recscan's limit: a value it skipped holds RS_MAX_DEPTH - 1 levels at most */
+	FUZZ_CHECK(!scanned || depth < RS_MAX_DEPTH, "recscan let a value nested %zu deep through", depth);
+	for (size_t f = 0; f < ARRAY_SIZE(flag_sets); f++) {
+		struct arena a = ARENA_INIT;
+		struct pyval *v = pyval_parse(s, flag_sets[f], &a);
+		if (v) {
+			FUZZ_CHECK(depth <= RS_MAX_DEPTH, "a value nested %zu deep read", depth);
+			strbuf_reset(sb);
+			py_repr(sb, v);
+			py_str(sb, v);
+			(void)py_eq(v, v);
+		}
+		if (depth <= 200) {
+			struct strbuf want = STRBUF_INIT;
+			struct pyval *w = ref_parse(s, flag_sets[f], &a);
+			FUZZ_CHECK(!v == !w, "pyval_parse %s what the recursive parse %s", v ? "accepts" : "refuses",
+				   w ? "accepts" : "refuses");
+			if (v && w) {
+				strbuf_reset(sb);
+				py_repr(sb, v);
+				py_repr(&want, w);
+				FUZZ_CHECK(sb->len == want.len && !memcmp(sb->buf, want.buf, sb->len),
+					   "repr %s, the recursive parse %s", sb->buf, want.buf);
+			}
+			strbuf_release(&want);
+		}
+		arena_release(&a);
+	}
+}
 
 static void check_span(const struct span *s, const char *line, size_t len)
 {
@@ -28,6 +139,8 @@ static void use_span(const struct span *s, const char *line, size_t len, struct 
 	const char *p;
 	size_t n;
 	check_span(s, line, len);
+	if (s->kind != SPAN_NONE)
+		use_pyval(s, true, sb);
 	strbuf_reset(sb);
 	if (span_string(s, sb) == 0)
 		FUZZ_CHECK(s->kind == SPAN_STRING, "a decoded span that is not a string");
@@ -131,6 +244,19 @@ static void one_line(const char *line, size_t len)
 	strbuf_reset(&sb);
 	(void)record_is_error(line, len, &sb);
 
+	/* the whole line as one value, whatever its first byte says it is */
+	{
+		struct arena a = ARENA_INIT;
+		struct pyval *v = pyval_from_text(line, len, PYV_NONFINITE_STRINGS, &a);
+		if (v) {
+			strbuf_reset(&sb);
+			py_repr(&sb, v);
+		}
+		arena_release(&a);
+		if (len && (line[0] == '[' || line[0] == '{'))
+			use_pyval(&(struct span){ line, len, line[0] == '[' ? SPAN_ARRAY : SPAN_OBJECT }, false, &sb);
+	}
+
 	strbuf_release(&sb);
 	strbuf_release(&err);
 }
@@ -138,6 +264,7 @@ static void one_line(const char *line, size_t len)
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	fuzz_quiet();
+	setenv("PROBE_MAX_LINE", "1K", 1);
 	return 0;
 }
 
@@ -161,6 +288,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (line_reader_open(&lr, file.path) == 0) {
 		while ((r = line_reader_next(&lr, &line, &len)) == 1 && n++ < 64) {
 			FUZZ_CHECK(len <= size && !memchr(line, '\n', len), "a line with a newline in it");
+			FUZZ_CHECK(len <= 1024, "a line of %zu bytes past PROBE_MAX_LINE=1K", len);
 			copy = malloc(len ? len : 1);
 			if (!copy)
 				abort();

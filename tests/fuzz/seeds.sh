@@ -110,6 +110,20 @@ construct)
 records)
 	files \( -name '*.leaves' -o -name '*.pairs' -o -name '*.metric' -o -name '*.ndjson' \) |
 		while IFS= read -r f; do add_lines "$f" 6; done
+	# pairs whose "value" nests 9,997 levels (read) and 10,000 (one too many: the leaf counts)
+	for d in 9999 10002; do
+		for open in '[' '{"a":'; do
+			awk -v d=$d -v o="$open" 'BEGIN {
+				c = o == "[" ? "]" : "}"; inner = o == "[" ? "" : "1"
+				printf "{\"key\":\"k\",\"t\":{\"name\":\"n\",\"key\":\"k\",\"entry\":\"e\",\"type\":\"int\",\"value\":"
+				for (i = 0; i < d - 2; i++) printf "%s", o
+				printf "%s", inner
+				for (i = 0; i < d - 2; i++) printf "%s", c
+				printf "},\"g\":null}\n"
+			}' > "$tmp/deep"
+			add "$tmp/deep"
+		done
+	done
 	;;
 tmetric)
 	# float bytes from the tensor files of tests/data behind a control byte:

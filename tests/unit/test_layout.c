@@ -127,6 +127,33 @@ int main(void)
 	expect("f", "error: f/step0: no rank<N> or proc<pid> directories in this step",
 	       "rank01 is not a rank dir (msprobe's pattern), so step0 holds none");
 
+	/* numbers past INT64_MAX: msprobe reads them, so they are refused rather than left out */
+	mkdirs("g/step0/rank0");
+	mkdirs("g/step0/rank99999999999999999999");
+	touch("g/step0/rank0/dump.json");
+	touch("g/step0/rank99999999999999999999/dump.json");
+	expect("g/step0", "error: g/step0/rank99999999999999999999: a rank number larger than 9223372036854775807, "
+	       "the largest probe reads: leaving the directory out would compare the dump without it",
+	       "a rank dir whose number overflows is an error, not left out");
+	mkdirs("h/step0/rank9223372036854775808");
+	touch("h/step0/rank9223372036854775808/dump.json");
+	expect("h/step0", "error: h/step0/rank9223372036854775808: a rank number larger than 9223372036854775807, "
+	       "the largest probe reads: leaving the directory out would compare the dump without it",
+	       "alone in its step, INT64_MAX + 1 is refused too (not \"not a dump\")");
+	mkdirs("h/step0/rank9223372036854775807");
+	mkdirs("i/step0/rank0");
+	touch("i/step0/rank0/dump.json");
+	mkdirs("i/step18446744073709551616/rank0");
+	touch("i/step18446744073709551616/rank0/dump.json");
+	expect("i", "error: i/step18446744073709551616: a step number larger than 9223372036854775807, "
+	       "the largest probe reads: leaving the directory out would compare the dump without it",
+	       "a step dir whose number overflows is an error");
+	mkdirs("j/step0/rank9223372036854775807");
+	touch("j/step0/rank9223372036854775807/dump.json");
+	touch("j/step0/rank99999999999999999999");
+	expect("j/step0", "j/step0/rank9223372036854775807/dump.json 9223372036854775807 0\n",
+	       "INT64_MAX itself is a rank; a plain file named like an overflowing rank dir is ignored");
+
 	ok(layout_parse_numbered("rank12", "rank") == 12 && layout_parse_numbered("rank", "rank") == -1 &&
 	   layout_parse_numbered("rank-1", "rank") == -1 && layout_parse_numbered("rank0", "rank") == 0 &&
 	   layout_parse_numbered("ranks", "rank") == -1 && layout_parse_numbered("rank99999999999999999999", "rank") == -1,
