@@ -8,7 +8,11 @@
 #include "pair.h"
 #include "stack.h"
 #include "strmap.h"
+#include "textesc.h"
 #include "xalloc.h"
+
+#include <fcntl.h>
+#include <unistd.h>
 
 /* What one dump's files give (either may be NULL: missing). */
 struct sources {
@@ -69,12 +73,18 @@ static void beside(struct strbuf *out, const char *dump, const char *given, cons
 	strbuf_addstr(out, name);
 }
 
-/* 1: it can be read; 0: there is none; -1: it is there but cannot be read (err says why). */
+/*
+ * 1: it can be read; 0: there is none; -1: it is there but cannot be read (err says why).
+ * Opened without blocking: a FIFO there must not wait for a writer (the loader refuses it).
+ */
 static int readable(const char *path, struct strbuf *err)
 {
-	FILE *f = fopen(path, "r");
-	if (f) {
-		fclose(f);
+	int fd;
+	do {
+		fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	} while (fd < 0 && errno == EINTR);
+	if (fd >= 0) {
+		close(fd);
 		return 1;
 	}
 	if (errno == ENOENT)
@@ -298,15 +308,20 @@ int attach_record_text(struct attacher *a, const char *line, size_t len, struct 
 		if (!s && forward_entry(a->name.buf, &extra))
 			s = stack_map_get(src->stacks, extra.buf, extra.len);
 	}
-	strbuf_addstr(out, name.buf);
+	/* a line for people: the names and frames with their control characters made visible (textesc.h) */
+	text_escape(out, name.buf, name.len, 0);
 	if (!s)
 		strbuf_addstr(out, ": (no stack)");
 	for (size_t i = 0; s && i < s->n; i++) {
 		struct frame f;
 		if (stack_frame_parse(s->frames[i], &f) &&
 		    !stack_frame_is_framework(&f, a->opts.framework, a->opts.nframework)) {
-			strbuf_addf(out, ": %.*s:%ld in %.*s: %.*s", (int)f.file_len, f.file, f.line,
-				    (int)f.function_len, f.function ? f.function : "", (int)f.code_len, f.code ? f.code : "");
+			strbuf_addstr(out, ": ");
+			text_escape(out, f.file, f.file_len, 0);
+			strbuf_addf(out, ":%ld in ", f.line);
+			text_escape(out, f.function ? f.function : "", f.function ? f.function_len : 0, 0);
+			strbuf_addstr(out, ": ");
+			text_escape(out, f.code ? f.code : "", f.code ? f.code_len : 0, 0);
 			break;
 		}
 		if (i + 1 == s->n)

@@ -40,7 +40,7 @@ static int take_member(void *ctx, struct json_reader *r, const char *name, size_
 
 struct construct_map *construct_load(const char *path, struct strbuf *err)
 {
-	struct source *src = source_open(path, err);
+	struct source *src = source_open_regular(path, err);
 	struct construct_map *m;
 	int ret;
 

@@ -92,6 +92,8 @@ struct reading {
 	size_t nrows, rows_alloc;
 	const char *entry;
 	const struct jnode *entry_node;
+	struct jtree_budget entry_mem;   /* the entry's memory so far (its tree, rows and names), and the most */
+	uint64_t entry_line, entry_col;  /* where its name is */
 	uint64_t first_skip_line, first_bare_line, first_bare_col;
 	char *first_skip;
 	dump_leaf_fn fn;
@@ -186,8 +188,10 @@ static bool has_component(const char *name, size_t len, const char *part)
 	return false;
 }
 
-static void add_row(struct reading *rd, enum leaf_state state, const struct jnode *obj,
-		    const struct jnode *p2p, const char *data_name, const struct jnode *where)
+static int too_large(struct reading *rd);
+
+static int add_row(struct reading *rd, enum leaf_state state, const struct jnode *obj,
+		   const struct jnode *p2p, const char *data_name, const struct jnode *where)
 {
 	struct row *r;
 	const char *name;
@@ -199,6 +203,7 @@ static void add_row(struct reading *rd, enum leaf_state state, const struct jnod
 		name = arena_memdupz(&rd->arena, rd->path.buf, rd->path.len);
 	}
 	ALLOC_GROW(rd->rows, rd->nrows + 1, rd->rows_alloc);
+	rd->entry_mem.bytes += sizeof(*r) + strlen(name) + 1;
 	r = &rd->rows[rd->nrows++];
 	r->name = name;
 	r->state = state;
@@ -207,6 +212,7 @@ static void add_row(struct reading *rd, enum leaf_state state, const struct jnod
 	r->data_name = data_name;
 	r->line = where->line;
 	r->col = where->col;
+	return rd->entry_mem.bytes > rd->entry_mem.limit ? too_large(rd) : 0;
 }
 
 /*
@@ -239,8 +245,7 @@ static int walk(struct reading *rd, const struct jnode *node, enum leaf_state st
 			       rd->entry, DUMP_MAX_DEPTH, rd->path.buf);
 	switch (node->kind) {
 	case J_NULL:
-		add_row(rd, state, NULL, NULL, NULL, node);
-		return 0;
+		return add_row(rd, state, NULL, NULL, NULL, node);
 	case J_ARRAY: {
 		bool index = !has_component(rd->path.buf, rd->path.len, "parameters_grad");
 		size_t i = 0;
@@ -264,15 +269,13 @@ static int walk(struct reading *rd, const struct jnode *node, enum leaf_state st
 				t = NULL;
 			if (t && leaf_data_name(rd, t, &data_name) < 0)
 				return -1;
-			add_row(rd, state, t, node, t ? data_name : NULL, node);
-			return 0;
+			return add_row(rd, state, t, node, t ? data_name : NULL, node);
 		}
 		c = jtree_get(node, "type");
 		if (c && c->kind == J_STRING) {
 			if (leaf_data_name(rd, node, &data_name) < 0)
 				return -1;
-			add_row(rd, state, node, NULL, data_name, node);
-			return 0;
+			return add_row(rd, state, node, NULL, data_name, node);
 		}
 		for (c = node->child; c; c = c->next) {
 			if (memchr(c->key, '\0', c->key_len))
@@ -372,6 +375,25 @@ static int emit_rows(struct reading *rd, const struct entry_name *en, uint64_t o
 	return 0;
 }
 
+/* ---- one entry's tree, within its memory ---------------------------------- */
+
+/* The entry takes more memory than it may: an error naming it and the limit. */
+static int too_large(struct reading *rd)
+{
+	size_t l = rd->entry_mem.limit;
+	char limit[64];
+	if (l % ((size_t)1 << 20) == 0)
+		snprintf(limit, sizeof(limit), "%zu MiB", l >> 20);
+	else if (l % 1024 == 0)
+		snprintf(limit, sizeof(limit), "%zu KiB", l >> 10);
+	else
+		snprintf(limit, sizeof(limit), "%zu bytes", l);
+	return fail_at(rd, rd->entry_line, rd->entry_col,
+		       "entry \"%s\" is too large: it takes more than %s of memory (%llu values read), and one "
+		       "entry may take at most %s (probe-flatten(1), Limits)",
+		       rd->entry, limit, (unsigned long long)rd->entry_mem.values, limit);
+}
+
 static int read_entry(struct reading *rd, const struct json_token *key)
 {
 	struct json_token tok;
@@ -392,9 +414,13 @@ static int read_entry(struct reading *rd, const struct json_token *key)
 	if (tok.type != JSON_OBJECT_BEGIN && en.layout != LAYOUT_DEBUG)
 		return fail_at(rd, key->line, key->col, "entry \"%s\" is %s, expected an object",
 			       rd->entry, token_article(tok.type));
-	rd->entry_node = jtree_build(&rd->json, &tok, &rd->arena);
+	rd->entry_mem = (struct jtree_budget){ .limit = rd->d->max_entry_bytes ? rd->d->max_entry_bytes
+									  : DUMP_MAX_ENTRY_BYTES };
+	rd->entry_line = key->line;
+	rd->entry_col = key->col;
+	rd->entry_node = jtree_build_within(&rd->json, &tok, &rd->arena, &rd->entry_mem);
 	if (!rd->entry_node)
-		return json_failed(rd);
+		return rd->entry_mem.exceeded ? too_large(rd) : json_failed(rd);
 	/* checked after the entry is read (a malformed entry is reported as such), before any of its rows */
 	if (!insert_hash(&rd->names, name_hash))
 		return fail_at(rd, key->line, key->col,
@@ -509,10 +535,11 @@ static int prescan_header(struct reading *rd)
 	struct json_token tok;
 	int ret = 0;
 
-	if (!strcmp(d->path, "-"))
+	/* a pipe, a FIFO, <(...), a device: what was read is gone, and a second open would wait or read other bytes */
+	if (!strcmp(d->path, "-") || !source_is_regular(rd->src))
 		return fail_at(rd, 1, 1, "\"data\" comes before \"task\", which needs a second pass "
-			       "over the dump; read it from a file rather than a pipe");
-	src = source_open(d->path, &err);
+			       "over the dump; name a regular file (a pipe, a FIFO or standard input is read only once)");
+	src = source_open_regular(d->path, &err);
 	if (!src) {
 		strbuf_addbuf(&d->err, &err);
 		strbuf_release(&err);

@@ -13,6 +13,10 @@
  *
  * Memory: one entry's tree at a time (an arena reset per entry), the
  * header fields, and one counter per backward base name; never the file.
+ * One entry may take at most DUMP_MAX_ENTRY_BYTES of it (its tree of
+ * values, its rows and their names, counted as they are made: about 360
+ * bytes for a scalar leaf of 25 bytes of text, 1.2 KB for a tensor leaf):
+ * a larger entry is an error naming it and the limit, before it takes more.
  *
  * Unlike msprobe, nothing is dropped silently: entries whose names have no
  * forward/backward/parameters_grad part (which msprobe's compare ignores)
@@ -33,6 +37,13 @@
 
 /* msprobe's depth limit for structures inside an entry (Const.MAX_DEPTH). */
 #define DUMP_MAX_DEPTH 400
+
+/*
+ * The most memory one entry may take while it is read: 256 MiB, some
+ * 200,000 tensor leaves or 700,000 scalar ones in one API or module call
+ * (msprobe's largest, a big module's parameters_grad, hold thousands).
+ */
+#define DUMP_MAX_ENTRY_BYTES ((size_t)256 << 20)
 
 enum leaf_state {
 	STATE_INPUT,
@@ -80,6 +91,7 @@ struct dump_reader {
 	bool debug_file;       /* a debug.json: no backward renumbering */
 	size_t buffer_size;    /* 0: the JSON reader's default */
 	size_t max_chunk;      /* tests: limit reads to this many bytes (0: none) */
+	size_t max_entry_bytes; /* 0: DUMP_MAX_ENTRY_BYTES (tests: less) */
 
 	/* results */
 	struct dump_meta meta;

@@ -12,6 +12,7 @@
 #include "xalloc.h"
 #include "msg.h"
 #include "strmap.h"
+#include "textesc.h"
 
 #include <math.h>
 #include <xxhash.h>
@@ -398,21 +399,26 @@ static void tensor_json(struct strbuf *sb, const struct tmetric *tm, const char 
 
 static void compare_tensors(const struct first_stream *f, const struct pair *p, struct judged *j)
 {
-	struct strbuf tp = STRBUF_INIT, gp = STRBUF_INIT, err = STRBUF_INIT;
+	struct strbuf tp = STRBUF_INIT, gp = STRBUF_INIT, tn = STRBUF_INIT, gn = STRBUF_INIT, err = STRBUF_INIT;
 	struct tensor tt, tg;
 	struct tmetric tm;
 	const char *a = tensor_path(&p->t, &tp), *b = tensor_path(&p->g, &gp);
 	bool compared = false;
 
+	/* the names the files have in their tensor folders (tensor_open_leaf() keeps them there) */
+	leafrec_str(&p->t, LF_DATA_NAME, &tn);
+	leafrec_str(&p->g, LF_DATA_NAME, &gn);
 	if (!a || !b)
 		strbuf_addstr(&err, "no tensor file named in the record");
-	else if (tensor_open(&tt, a, &err) == 0) {
-		if (tensor_open(&tg, b, &err) == 0) {
+	else if (tensor_open_leaf(&tt, a, tn.len ? tn.buf : NULL, &err) == 0) {
+		if (tensor_open_leaf(&tg, b, gn.len ? gn.buf : NULL, &err) == 0) {
 			double cos;
-			compared = true;
-			tmetric_compare(&tt, &tg, f->banded ? &f->opts.band : NULL, &tm);
+			/* files that hold what their dumps say, read to the end (not shrunk meanwhile) */
+			compared = tmetric_compare_files(&tt, &tg, f->banded ? &f->opts.band : NULL, &tm, &err) == 0 &&
+				   verdict_tensor_declared(&p->t, &tt, a, &err) == 0 &&
+				   verdict_tensor_declared(&p->g, &tg, b, &err) == 0;
 			/* --cos-min: a pair whose Cosine reaches it passes whatever its elements do */
-			if (f->opts.cos_min > 0 && tm.comparable && !tm.same && cosine_of(&tm, &cos) &&
+			if (compared && f->opts.cos_min > 0 && tm.comparable && !tm.same && cosine_of(&tm, &cos) &&
 			    cos >= f->opts.cos_min)
 				tm.nbeyond = 0;
 			tensor_close(&tg);
@@ -423,6 +429,8 @@ static void compare_tensors(const struct first_stream *f, const struct pair *p, 
 	verdict_tensor(&j->v, compared ? &tm : NULL, err.buf);
 	strbuf_release(&tp);
 	strbuf_release(&gp);
+	strbuf_release(&tn);
+	strbuf_release(&gn);
 	strbuf_release(&err);
 }
 
@@ -1088,6 +1096,12 @@ static void leaf_field_text(const struct finding *x, enum leaf_field fld, struct
 	strbuf_release(&err);
 }
 
+/* Text from the records (names, frames): its control characters, line ends included, made visible (textesc.h). */
+static void add_text(struct strbuf *out, const char *s)
+{
+	text_escape_str(out, s ? s : "(null)", 0);
+}
+
 /* The stack frames attached to the record (probe-stack), one per line, innermost first as msprobe lists them. */
 static void add_frames(struct strbuf *out, const struct finding *x)
 {
@@ -1103,11 +1117,17 @@ static void add_frames(struct strbuf *out, const struct finding *x)
 				continue;
 			struct frame fr;
 			strbuf_addstr(out, first ? "  stack    " : "           ");
-			if (stack_frame_parse(frame.buf, &fr) && fr.function)
-				strbuf_addf(out, "%.*s:%ld in %.*s: %.*s\n", (int)fr.file_len, fr.file, fr.line,
-					    (int)fr.function_len, fr.function, (int)fr.code_len, fr.code ? fr.code : "");
-			else
-				strbuf_addf(out, "%s\n", frame.buf);
+			if (stack_frame_parse(frame.buf, &fr) && fr.function) {
+				text_escape(out, fr.file, fr.file_len, 0);
+				strbuf_addf(out, ":%ld in ", fr.line);
+				text_escape(out, fr.function, fr.function_len, 0);
+				strbuf_addstr(out, ": ");
+				text_escape(out, fr.code ? fr.code : "", fr.code ? fr.code_len : 0, 0);
+				strbuf_addch(out, '\n');
+			} else {
+				add_text(out, frame.buf);
+				strbuf_addch(out, '\n');
+			}
 			first = false;
 		}
 	}
@@ -1119,7 +1139,8 @@ static void add_frames(struct strbuf *out, const struct finding *x)
 			strbuf_reset(&frame);
 			if (span_string(&v, &frame) < 0)
 				continue;
-			strbuf_addf(out, "%s%s", first ? "" : " > ", frame.buf);
+			strbuf_addstr(out, first ? "" : " > ");
+			add_text(out, frame.buf);
 			first = false;
 		}
 		strbuf_addch(out, '\n');
@@ -1148,14 +1169,20 @@ static void where_text(const struct finding *x, struct strbuf *out)
 	if (w.len && rs_begin(&it, w.buf, w.len) == 0 && rs_fields(&it, keys, 4, v) == 0 &&
 	    v[0].kind == SPAN_STRING) {
 		struct strbuf part = STRBUF_INIT;
-		span_string(&v[0], out);
+		span_string(&v[0], &part);
+		add_text(out, part.buf);
 		if (v[1].kind == SPAN_NUMBER)
 			strbuf_addf(out, ":%.*s", (int)v[1].n, v[1].p);
-		if (v[2].kind == SPAN_STRING && span_string(&v[2], &part) == 0)
-			strbuf_addf(out, " in %s", part.buf);
 		strbuf_reset(&part);
-		if (v[3].kind == SPAN_STRING && span_string(&v[3], &part) == 0 && part.len)
-			strbuf_addf(out, ": %s", part.buf);
+		if (v[2].kind == SPAN_STRING && span_string(&v[2], &part) == 0) {
+			strbuf_addstr(out, " in ");
+			add_text(out, part.buf);
+		}
+		strbuf_reset(&part);
+		if (v[3].kind == SPAN_STRING && span_string(&v[3], &part) == 0 && part.len) {
+			strbuf_addstr(out, ": ");
+			add_text(out, part.buf);
+		}
 		strbuf_release(&part);
 	}
 	strbuf_release(&w);
@@ -1165,7 +1192,11 @@ static void where_text(const struct finding *x, struct strbuf *out)
 static void leaf_label(const struct finding *x, struct strbuf *out, struct strbuf *sb)
 {
 	leaf_field_text(x, LF_DTYPE, sb);
-	strbuf_addf(out, "%s (%s%s%s", x->name, x->state, sb->len ? ", " : "", sb->buf);
+	add_text(out, x->name);
+	strbuf_addstr(out, " (");
+	add_text(out, x->state);
+	strbuf_addstr(out, sb->len ? ", " : "");
+	add_text(out, sb->buf);
 	leaf_field_text(x, LF_SHAPE, sb);
 	strbuf_addf(out, "%s", sb->len ? " " : "");
 	for (size_t at = 0; at < sb->len; at++) {
@@ -1217,7 +1248,8 @@ static void write_finding_text(const struct first_stream *f, const struct rank_s
 		strbuf_addf(out, ", step %lld", (long long)x->step);
 	strbuf_addf(out, ": %s #%zu%s\n", f->opts.nonfinite ? "first inf/nan" : "divergence", x->n,
 		    x->started ? " (this rank started it)" : ranks ? " (received alike; the numbers are the first rank's)" : "");
-	strbuf_addf(out, "  entry    %s", x->entry);
+	strbuf_addstr(out, "  entry    ");
+	add_text(out, x->entry);
 	if (rs->comm)
 		strbuf_addf(out, " (after %llu communication operator%s)", (unsigned long long)x->comm_before,
 			    x->comm_before == 1 ? "" : "s");
@@ -1349,10 +1381,14 @@ static void write_lead(const struct first_stream *f, struct strbuf *out, struct 
 		x = &f->ranks[i].found[0];
 		n = received_alike(f, i, taken, &label);
 		strbuf_addf(out, "  rank%s %s: ", n > 1 ? "s" : "", label.buf);
-		if (x->received)
-			strbuf_addf(out, "received it through %s\n", x->entry);
-		else
-			strbuf_addf(out, "%s at %s\n", role_name(f, x), x->name);
+		if (x->received) {
+			strbuf_addstr(out, "received it through ");
+			add_text(out, x->entry);
+		} else {
+			strbuf_addf(out, "%s at ", role_name(f, x));
+			add_text(out, x->name);
+		}
+		strbuf_addch(out, '\n');
 	}
 	strbuf_reset(&label);
 	for (size_t i = 0, n = 0; i < f->nranks; i++)
@@ -1366,6 +1402,8 @@ static void write_lead(const struct first_stream *f, struct strbuf *out, struct 
 	strbuf_release(&label);
 	free(taken);
 }
+
+static void write_report_text(const struct first_stream *f, struct strbuf *out);
 
 static void write_nothing_found(const struct first_stream *f, struct strbuf *out)
 {
@@ -1387,7 +1425,20 @@ static void write_nothing_found(const struct first_stream *f, struct strbuf *out
 		alike_explain(f->alike, f->ranks[i].rank, "  note     ", out);
 }
 
+/*
+ * The report for people.  The names and frames in it have their control
+ * characters made visible where they are written (add_text); the whole of
+ * it once more at the end, but for its own line ends, for what the other
+ * writers it calls put in (reasons, values, notes).
+ */
 void first_write_text(const struct first_stream *f, struct strbuf *out)
+{
+	size_t start = out->len;
+	write_report_text(f, out);
+	text_escape_tail(out, start, TEXT_KEEP_NL);
+}
+
+static void write_report_text(const struct first_stream *f, struct strbuf *out)
 {
 	struct strbuf sb = STRBUF_INIT, label = STRBUF_INIT, header = STRBUF_INIT;
 	bool *taken;

@@ -470,7 +470,7 @@ struct jw {
 	struct strbuf out;
 	FILE *f;
 	char *path;
-	struct partial *part;      /* written as path.partial, renamed when closed */
+	struct partial *part;      /* written under a temporary name, renamed when closed */
 	int depth;
 	bool nonempty[JW_MAX_DEPTH];
 	bool after_key;
@@ -478,15 +478,13 @@ struct jw {
 
 static void jw_open_file(struct jw *w, const char *path)
 {
-	struct strbuf tmp = STRBUF_INIT;
+	struct strbuf err = STRBUF_INIT;
 	*w = (struct jw){ .out = STRBUF_INIT, .path = xstrdup(path) };
-	strbuf_addf(&tmp, "%s.partial", path);
-	/* registered before it exists: a signal between the two must not leave it behind */
-	w->part = partial_add(tmp.buf, path);
-	w->f = fopen(tmp.buf, "wb");
+	/* a temporary name of its own (partial.h): never a file or link planted there */
+	w->f = partial_fopen(path, &w->part, &err);
 	if (!w->f)
-		die_errno("cannot create %s", tmp.buf);
-	strbuf_release(&tmp);
+		die("%s", err.buf);
+	strbuf_release(&err);
 }
 
 static void jw_flush(struct jw *w)

@@ -15,10 +15,16 @@ const char *jkind_name(enum jkind k)
 	return "?";
 }
 
-static struct jnode *new_node(struct arena *a, const struct json_token *tok)
+static struct jnode *new_node(struct arena *a, const struct json_token *tok, struct jtree_budget *b)
 {
 	struct jnode *n = arena_alloc(a, sizeof(*n));
 	memset(n, 0, sizeof(*n));
+	if (b) {
+		b->bytes += sizeof(*n);
+		b->values++;
+		if (tok->type == JSON_NUMBER || tok->type == JSON_STRING)
+			b->bytes += tok->len + 1;
+	}
 	n->line = tok->line;
 	n->col = tok->col;
 	switch (tok->type) {
@@ -88,10 +94,16 @@ static const struct jnode *find_duplicate_key(const struct jnode *obj)
 
 struct jnode *jtree_build(struct json_reader *r, const struct json_token *first, struct arena *a)
 {
+	return jtree_build_within(r, first, a, NULL);
+}
+
+struct jnode *jtree_build_within(struct json_reader *r, const struct json_token *first, struct arena *a,
+				 struct jtree_budget *b)
+{
 	/* explicit stack of open containers and their last child */
 	struct frame { struct jnode *node, *last; } *stack = NULL;
 	size_t depth = 0, alloc = 0;
-	struct jnode *root = new_node(a, first);
+	struct jnode *root = new_node(a, first, b);
 	struct json_token tok;
 	const char *key = NULL;
 	size_t key_len = 0;
@@ -110,6 +122,11 @@ struct jnode *jtree_build(struct json_reader *r, const struct json_token *first,
 		enum json_type t = json_reader_next(r, &tok);
 		struct frame *top = &stack[depth - 1];
 		struct jnode *n;
+		if (b && b->bytes > b->limit) {
+			b->exceeded = true;
+			free(stack);
+			return NULL;
+		}
 		switch (t) {
 		case JSON_ERROR:
 		case JSON_EOF:
@@ -117,6 +134,8 @@ struct jnode *jtree_build(struct json_reader *r, const struct json_token *first,
 			return NULL;
 		case JSON_KEY:
 			key = arena_memdupz(a, tok.text, tok.len);
+			if (b)
+				b->bytes += tok.len + 1;
 			key_len = tok.len;
 			key_line = tok.line;
 			key_col = tok.col;
@@ -137,7 +156,7 @@ struct jnode *jtree_build(struct json_reader *r, const struct json_token *first,
 		default:
 			break;
 		}
-		n = new_node(a, &tok);
+		n = new_node(a, &tok, b);
 		if (top->node->kind == J_OBJECT) {
 			n->key = key;
 			n->key_len = key_len;

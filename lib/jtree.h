@@ -46,6 +46,22 @@ struct jnode {
  */
 struct jnode *jtree_build(struct json_reader *r, const struct json_token *first, struct arena *a);
 
+/*
+ * The same, with the tree's memory counted as it grows (its nodes, their
+ * texts and keys, added to b->bytes; its values to b->values): once
+ * b->bytes passes b->limit, the building stops before it takes more and
+ * returns NULL with b->exceeded set (and no message in the reader: the
+ * caller says what the limit is).  The caller may add bytes of its own to
+ * the same budget (the dump reader counts its rows too).
+ */
+struct jtree_budget {
+	size_t bytes, limit;
+	uint64_t values;
+	bool exceeded;
+};
+struct jnode *jtree_build_within(struct json_reader *r, const struct json_token *first, struct arena *a,
+				 struct jtree_budget *b);
+
 /* Member of an object by key, or NULL (also NULL when obj is not an object). */
 const struct jnode *jtree_get(const struct jnode *obj, const char *key);
 

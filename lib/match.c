@@ -12,6 +12,7 @@
 #include "xalloc.h"
 
 #include <pthread.h>
+#include <sys/stat.h>
 
 #define XXH_INLINE_ALL
 #include <xxhash.h>
@@ -658,15 +659,24 @@ static int golden_record(const char *record, size_t len, const struct leafrec *r
 	return add_golden(gl->m, record, len - 1, rec, &gl->err) < 0 ? -1 : 0;
 }
 
-/* A file whose first JSON object has "name" and "key" before any dump header key. */
+/*
+ * A file whose first JSON object has "name" and "key" before any dump header key.
+ * Only a regular file is looked at: what this reads from a pipe or a FIFO (<(...),
+ * mkfifo) would be gone for the reading that follows, and a FIFO opened a second
+ * time waits for ever; such a golden side is read as a dump, as stdin is.
+ */
 static bool is_records_file(const char *path)
 {
 	struct strbuf err = STRBUF_INIT;
-	struct source *src = source_open(path, &err);
+	struct source *src;
 	struct json_reader r;
 	struct json_token tok;
+	struct stat st;
 	bool records = false, name = false, key = false;
 
+	if (stat(path, &st) || !S_ISREG(st.st_mode))
+		return false;
+	src = source_open_regular(path, &err);
 	strbuf_release(&err);
 	if (!src)
 		return false;

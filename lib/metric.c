@@ -10,6 +10,7 @@
 #include "recscan.h"
 #include "stack.h"
 #include "strmap.h"
+#include "swar.h"
 #include "tensor.h"
 #include "tmetric.h"
 #include "xalloc.h"
@@ -93,6 +94,20 @@ struct metric_stream {
 	FILE *file;
 	struct partial *part;      /* the current (or last) part, renamed when the whole run succeeds */
 	struct strbuf file_name;   /* without ".csv" */
+	struct out_table {         /* every table written, for the names they get at the end */
+		char *base;        /* msprobe's name, without ".csv" */
+		struct partial **parts;
+		size_t nparts, alloc;
+	} *out_tables;
+	size_t nout_tables, out_tables_alloc;
+	/* msprobe's refusal of the current table (formula injection, see emit_refusals) */
+	enum { REFUSE_NONE, REFUSE_CELL, REFUSE_GOLDEN } refusal;
+	struct strbuf refusal_msg;
+	uint64_t refusal_line;
+	int64_t refusal_seq;       /* REFUSE_GOLDEN: the golden leaf's seq (the earliest wins) */
+	struct strbuf check_text;  /* scratch of the checks */
+	const char *const *checked_header; /* the header list_cols are for */
+	size_t list_cols[2];       /* its NPU_Stack_Info and Data_name columns (SIZE_MAX: none) */
 	struct strbuf file_buf;
 	size_t file_rows, file_part;
 	bool stack_decided, stack_mode, header_done;
@@ -138,6 +153,8 @@ struct metric_stream *metric_new(const struct metric_options *opts)
 	m->jobs = opts->jobs;
 	strbuf_init(&m->scratch, 0);
 	strbuf_init(&m->file_name, 0);
+	strbuf_init(&m->refusal_msg, 0);
+	strbuf_init(&m->check_text, 0);
 	strbuf_init(&m->file_buf, 0);
 	strbuf_init(&m->first_unreadable, 0);
 	m->alike = alike_new(&(struct alike_options){ .partial = opts->partial,
@@ -181,7 +198,14 @@ void metric_free(struct metric_stream *m)
 	free(m->pool);
 	if (m->file)
 		fclose(m->file);
+	for (size_t i = 0; i < m->nout_tables; i++) {
+		free(m->out_tables[i].base);
+		free(m->out_tables[i].parts);
+	}
+	free(m->out_tables);
 	strbuf_release(&m->scratch);
+	strbuf_release(&m->refusal_msg);
+	strbuf_release(&m->check_text);
 	strbuf_release(&m->file_name);
 	strbuf_release(&m->file_buf);
 	strbuf_release(&m->first_unreadable);
@@ -268,8 +292,50 @@ static void decide_stack_mode(struct metric_stream *m, const struct item *it)
 	m->stack_mode = m->scratch.len && stacks_of(m, m->scratch.buf) != NULL;
 }
 
-/* NPU_Stack_Info of the first row of an entry: Python repr of its frames (and, when cached, its CSV cell). */
-static const char *entry_stack(struct metric_stream *m, struct item *it, struct arena *a, const char **csv)
+/* ';' or '\\': where a string could hold msprobe's pattern past its first character */
+#ifdef SWAR_SSE2
+static inline unsigned vec_semi_or_backslash(__m128i v)
+{
+	return (unsigned)_mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8(';')),
+							_mm_cmpeq_epi8(v, _mm_set1_epi8('\\'))));
+}
+#endif
+static inline uint64_t word_semi_or_backslash(uint64_t w)
+{
+	return swar_eq(w, ';') | swar_eq(w, '\\');
+}
+static inline int is_semi_or_backslash(unsigned char c)
+{
+	return c == ';' || c == '\\';
+}
+SWAR_SEARCH(find_semi_or_backslash, vec_semi_or_backslash, word_semi_or_backslash, is_semi_or_backslash)
+
+/* A string span msprobe's parse-time pattern refuses. */
+static bool span_special(struct metric_stream *m, const struct span *v)
+{
+	const unsigned char *q, *end;
+	if (v->kind != SPAN_STRING || v->n < 3)
+		return false;
+	/* the common case at once: a plain first character, no ';' and no escape (which could make one) */
+	q = (const unsigned char *)v->p + 1;
+	end = (const unsigned char *)v->p + v->n - 1;
+	switch (*q) {
+	case '+': case '-': case '=': case '%': case '@': case 0xef: case '\\':
+		break;
+	default:
+		if (find_semi_or_backslash((const char *)q, (const char *)end) == (const char *)end)
+			return false;
+	}
+	strbuf_reset(&m->check_text);
+	return span_string(v, &m->check_text) == 0 && ms_special(m->check_text.buf, m->check_text.len);
+}
+
+/*
+ * NPU_Stack_Info of the first row of an entry: Python repr of its frames (and, when cached, its CSV cell);
+ * *special: whether msprobe refuses a frame of it (see emit_refusals).
+ */
+static const char *entry_stack(struct metric_stream *m, struct item *it, struct arena *a, const char **csv,
+			       bool *special)
 {
 	const struct span *st = &it->p.t.f[LF_STACK];
 	const struct stack_map *sm;
@@ -281,6 +347,11 @@ static const char *entry_stack(struct metric_stream *m, struct item *it, struct 
 		struct pyval *v = pyval_parse(st, 0, a);
 		struct strbuf sb = STRBUF_INIT;
 		const char *res;
+		struct rs_iter ri;
+		struct span f;
+		if (rs_begin_array(&ri, st->p, st->n) == 0)
+			while (!*special && rs_next_item(&ri, &f) == 1)
+				*special = span_special(m, &f);
 		if (!v)
 			return NULL;
 		py_repr(&sb, v);
@@ -295,6 +366,7 @@ static const char *entry_stack(struct metric_stream *m, struct item *it, struct 
 	s = stack_map_get(sm, it->row.t.entry, strlen(it->row.t.entry));
 	if (!s)
 		return NULL;
+	*special = s->special;
 	*csv = stack_csv(sm, s, &len);
 	return stack_repr(sm, s, &len);
 }
@@ -373,13 +445,20 @@ static int parse_pair(struct item *it, const char *line, size_t len, struct strb
 
 /* ---- tensors ----------------------------------------------------------------- */
 
-/* The leaf's tensor file ("data", made by probe-flatten from the dump's place), or NULL. */
-static const char *tensor_path(const struct leafrec *r, struct arena *a)
+/*
+ * The leaf's tensor file ("data", made by probe-flatten from the dump's place), or NULL;
+ * *name: its "data_name" (what tensor_open_leaf() keeps inside the tensor folder), or NULL.
+ */
+static const char *tensor_path(const struct leafrec *r, struct arena *a, const char **name)
 {
 	struct strbuf sb = STRBUF_INIT;
 	const char *path = NULL;
+	*name = NULL;
 	if (r->f[LF_DATA].kind == SPAN_STRING && span_string(&r->f[LF_DATA], &sb) == 0 && sb.len)
 		path = arena_memdupz(a, sb.buf, sb.len);
+	strbuf_reset(&sb);
+	if (r->f[LF_DATA_NAME].kind == SPAN_STRING && span_string(&r->f[LF_DATA_NAME], &sb) == 0 && sb.len)
+		*name = arena_memdupz(a, sb.buf, sb.len);
 	strbuf_release(&sb);
 	return path;
 }
@@ -421,11 +500,12 @@ static const char *arena_printf(struct arena *a, const char *fmt, const char *x,
 static void prepare_tensors(const struct metric_stream *m, struct item *it, struct arena *a)
 {
 	const struct tm_band band = { m->opts.band.rtol, m->opts.band.atol, 0 };
-	const char *tp = tensor_path(&it->p.t, a), *gp = it->p.has_g ? tensor_path(&it->p.g, a) : NULL;
+	const char *tn, *gn = NULL;
+	const char *tp = tensor_path(&it->p.t, a, &tn), *gp = it->p.has_g ? tensor_path(&it->p.g, a, &gn) : NULL;
 	struct tensor tt, tg;
 	struct strbuf err = STRBUF_INIT;
 	const char *ms_note = NULL;
-	bool t_open = false, g_open = false;
+	bool t_open = false, g_open = false, compared = false, faulted = false;
 
 	it->tm = arena_alloc(a, sizeof(*it->tm));
 	tmetric_unsupported(it->tm, "");
@@ -434,13 +514,24 @@ static void prepare_tensors(const struct metric_stream *m, struct item *it, stru
 	} else if (!it->p.has_g) {
 		/* unmatched: nothing to compare */
 	} else {
-		t_open = tensor_open(&tt, tp, &err) == 0;
-		g_open = t_open && tensor_open(&tg, gp, &err) == 0;
-		if (!g_open)
+		t_open = tensor_open_leaf(&tt, tp, tn, &err) == 0;
+		g_open = t_open && tensor_open_leaf(&tg, gp, gn, &err) == 0;
+		/*
+		 * Ours: the elements, of files that hold what their dumps say (else the pair is
+		 * unreadable, with the reason).  msprobe's cells: what its reading of the files gives.
+		 */
+		if (!g_open) {
 			it->tensor_problem = arena_memdupz(a, err.buf, err.len);
+		} else if (tmetric_compare_files(&tt, &tg, &band, it->tm, &err) < 0) {
+			faulted = true; /* a file shrank while it was read */
+			it->tensor_problem = arena_memdupz(a, err.buf, err.len);
+		} else {
+			compared = verdict_tensor_declared(&it->p.t, &tt, tp, &err) == 0 &&
+				   verdict_tensor_declared(&it->p.g, &tg, gp, &err) == 0;
+			if (!compared)
+				it->tensor_problem = arena_memdupz(a, err.buf, err.len);
+		}
 	}
-	if (g_open)
-		tmetric_compare(&tt, &tg, &band, it->tm);
 
 	/* msprobe's view of the same row (msprobe-compare.md section 6, steps 1-2) */
 	if (!strcmp(it->row.t.data_name, "-1"))
@@ -449,7 +540,7 @@ static void prepare_tensors(const struct metric_stream *m, struct item *it, stru
 		ms_note = "Bench does not have data file.";
 	else if (!it->row.matched)
 		ms_note = "Bench api/module unmatched.";
-	else if (!g_open || !msprobe_would_read(tp) || !msprobe_would_read(gp))
+	else if (!g_open || faulted || !msprobe_would_read(tp) || !msprobe_would_read(gp))
 		ms_note = arena_printf(a, "Dump file: %s or %s not found or read failed.", it->row.t.data_name,
 				       it->row.g.data_name);
 	if (ms_note) {
@@ -462,7 +553,7 @@ static void prepare_tensors(const struct metric_stream *m, struct item *it, stru
 	for (int i = 0; i < TM_NCELLS; i++)
 		it->tm_cells[i] = it->tm->cell[i];
 	it->row.tensor_cells = it->tm_cells;
-	it->tm_compared = g_open;
+	it->tm_compared = compared;
 	if (t_open)
 		tensor_close(&tt);
 	if (g_open)
@@ -654,29 +745,225 @@ static void emit_ndjson(struct metric_stream *m, const struct item *it, struct s
 	strbuf_addstr(out, "}\n");
 }
 
-static void emit_csv_header(struct metric_stream *m, struct strbuf *out)
+/* ---- msprobe's refusals ------------------------------------------------------ */
+
+/*
+ * msprobe guards its CSV against formula injection (mstable.h: ms_special,
+ * ms_cell_refused), and where it would write no table, none is written here
+ * either, with its message.  Its order decides which message: while it
+ * parses, the target ("NPU") dump entry by entry (the API name, then the
+ * strings of input_args, input_kwargs and output, then the entry's stack
+ * lines), then the golden dump; only then, writing, the header and every
+ * string cell.  A target's refusal is therefore final at once (the records
+ * come in its order); a golden's or a cell's only at the end of the table
+ * (a target's, or an earlier golden leaf's, may still come): until then
+ * nothing more of the table is written, and the input is read on.
+ */
+static uint64_t item_line(const struct item *it)
 {
-	size_t n;
-	const char *const *h = ms_header(&m->table, &n);
-	for (size_t i = 0; i < n; i++)
-		csv_add_cell(out, h[i], i == 0);
-	strbuf_addch(out, '\n');
-	m->header_done = true;
+	return it->batch->first_line + (uint64_t)(it - it->batch->items);
 }
 
-static void emit_csv_row(struct metric_stream *m, const struct item *it, struct strbuf *out)
+/* The string values of an object's members, and of the objects in it (check_json_key_value: not in arrays). */
+static bool object_special(struct metric_stream *m, const struct span *obj, int depth)
 {
-	size_t n;
+	struct rs_iter it;
+	struct span k, v;
+	if (obj->kind != SPAN_OBJECT || depth > 400 || rs_begin(&it, obj->p, obj->n) < 0)
+		return false;
+	while (rs_next(&it, &k, &v) == 1)
+		if (v.kind == SPAN_OBJECT ? object_special(m, &v, depth + 1) : span_special(m, &v))
+			return true;
+	return false;
+}
+
+/*
+ * msprobe's parse-time check of one leaf (check_op_str_pattern_valid on the API
+ * name, check_dump_json_str on the strings of inputs and outputs): its message
+ * into msg, or false.  Statistics the records spell "inf", "-inf", "nan" are
+ * numbers (probe-records(5)): only other strings are looked at.
+ */
+static bool leaf_refused(struct metric_stream *m, const struct leafrec *r, bool name, struct strbuf *msg)
+{
+	static const enum leaf_field strings[] = { LF_TYPE, LF_DTYPE, LF_VALUE, LF_MD5, LF_DATA_NAME };
+	static const enum leaf_field stats[] = { LF_MAX, LF_MIN, LF_MEAN, LF_NORM };
+	const struct span *st = &r->f[LF_STATE];
+	bool data = false;
+	if (name && span_special(m, &r->f[LF_ENTRY])) {
+		strbuf_addstr(msg, "api name contains special characters, please check!");
+		return true;
+	}
+	if (!span_str_eq(st, "input", 5) && !span_str_eq(st, "output", 6))
+		return false; /* parameters and parameters_grad are not looked at while parsing */
+	for (size_t i = 0; i < ARRAY_SIZE(strings) && !data; i++)
+		data = r->f[strings[i]].kind == SPAN_STRING && span_special(m, &r->f[strings[i]]);
+	for (size_t i = 0; i < ARRAY_SIZE(stats) && !data; i++)
+		data = r->f[stats[i]].kind == SPAN_STRING && !span_str_eq(&r->f[stats[i]], "-inf", 4) &&
+		       span_special(m, &r->f[stats[i]]);
+	data = data || (r->f[LF_ATTRS].kind == SPAN_OBJECT && object_special(m, &r->f[LF_ATTRS], 0)) ||
+	       (r->f[LF_P2P].kind == SPAN_OBJECT && object_special(m, &r->f[LF_P2P], 0));
+	if (data) {
+		leafrec_str(r, LF_ENTRY, &m->check_text);
+		strbuf_addf(msg, "data info of %s contains special characters, please check!", m->check_text.buf);
+	}
+	return data;
+}
+
+static int refuse_now(struct metric_stream *m, const struct item *it, const struct strbuf *msg, struct strbuf *err)
+{
+	strbuf_addf(err, "msprobe refuses to compare these dumps: %s", msg->buf);
+	m->error_line = item_line(it);
+	return -1;
+}
+
+/*
+ * The parse-time checks of a group's pairs: -1 with the message in err for a
+ * target's refusal; a golden's is kept (the earliest golden leaf's) for the end
+ * of the table.  stack: the group's first row's item when its stack has a line
+ * msprobe refuses (entry_stack), else NULL.
+ */
+static int emit_refusals(struct metric_stream *m, const struct group *g, const struct item *stack,
+			 struct strbuf *err)
+{
+	struct strbuf msg = STRBUF_INIT;
+	const struct span *last = NULL; /* the golden entry name looked at last */
+	int ret = 0;
+	for (size_t i = 0; i < g->n && !ret; i++) {
+		const struct item *it = g->items[i];
+		strbuf_reset(&msg);
+		/* a group is one target entry: its name is looked at once */
+		if (it->p.has_t && leaf_refused(m, &it->p.t, i == 0, &msg))
+			ret = refuse_now(m, it, &msg, err);
+	}
+	if (!ret && stack) {
+		strbuf_reset(&msg);
+		leafrec_str(&stack->p.t, LF_ENTRY, &m->check_text);
+		strbuf_addf(&msg, "stack info of %s contains special characters, please check!", m->check_text.buf);
+		ret = refuse_now(m, stack, &msg, err);
+	}
+	for (size_t i = 0; i < g->n && !ret; i++) {
+		const struct item *it = g->items[i];
+		strbuf_reset(&msg);
+		bool name;
+		if (!it->p.has_g || (m->refusal == REFUSE_GOLDEN && it->p.g.seq >= m->refusal_seq))
+			continue;
+		name = !last || !span_same(last, &it->p.g.f[LF_ENTRY]);
+		last = &it->p.g.f[LF_ENTRY];
+		if (!leaf_refused(m, &it->p.g, name, &msg))
+			continue;
+		m->refusal = REFUSE_GOLDEN;
+		m->refusal_seq = it->p.g.seq;
+		m->refusal_line = item_line(it);
+		strbuf_reset(&m->refusal_msg);
+		strbuf_addf(&m->refusal_msg, "msprobe refuses to compare these dumps: %s", msg.buf);
+	}
+	strbuf_release(&msg);
+	return ret;
+}
+
+/* The path msprobe would name in its message. */
+static void table_path(const struct metric_stream *m, struct strbuf *out)
+{
+	if (m->opts.output_dir)
+		strbuf_addf(out, "%s.csv", m->file_name.buf);
+	else
+		strbuf_addstr(out, "<stdout>");
+}
+
+/* check_df_malicious refuses a cell: its message, for the end of the table (nothing more of the table is written). */
+static void refuse_cell(struct metric_stream *m, const char *cell, const struct item *it)
+{
+	m->refusal = REFUSE_CELL;
+	m->refusal_line = it ? item_line(it) : 0;
+	strbuf_reset(&m->refusal_msg);
+	strbuf_addf(&m->refusal_msg, "msprobe refuses to write this table: Malicious value [%s] not allowed to be "
+			 "written into the csv: ", cell);
+	table_path(m, &m->refusal_msg);
+	strbuf_addch(&m->refusal_msg, '.');
+}
+
+/* The columns of the header h that hold lists in msprobe's table (NPU_Stack_Info, Data_name): not strings, not checked. */
+static void find_list_columns(struct metric_stream *m, const char *const *h, size_t n)
+{
+	if (h == m->checked_header)
+		return;
+	m->checked_header = h;
+	m->list_cols[0] = m->list_cols[1] = SIZE_MAX;
+	for (size_t i = 0, k = 0; i < n && k < 2; i++)
+		if (!strcmp(h[i], "NPU_Stack_Info") || !strcmp(h[i], "Data_name"))
+			m->list_cols[k++] = i;
+}
+
+/* At the end of a table: msprobe's refusal of it, if any (-1 with the message). */
+static int emit_refusal_at_end(struct metric_stream *m, struct strbuf *err)
+{
+	if (!m->refusal)
+		return 0;
+	strbuf_addbuf(err, &m->refusal_msg);
+	m->error_line = m->refusal_line;
+	return -1;
+}
+
+/* The header; false when msprobe would refuse a cell of it (nothing written then). */
+static bool emit_csv_header(struct metric_stream *m, struct strbuf *out)
+{
+	size_t n, start = out->len;
 	const char *const *h = ms_header(&m->table, &n);
 	for (size_t i = 0; i < n; i++) {
-		if (it->row.stack_csv && it->row.cells[i] == it->row.stack && !strcmp(h[i], "NPU_Stack_Info")) {
+		if (ms_cell_refused(h[i])) {
+			strbuf_setlen(out, start);
+			refuse_cell(m, h[i], NULL);
+			return false;
+		}
+		csv_add_cell(out, h[i], i == 0);
+	}
+	strbuf_addch(out, '\n');
+	m->header_done = true;
+	return true;
+}
+
+/*
+ * A row; false when msprobe would refuse a cell of it (nothing written then).
+ * The cells go out as they are, and only those msprobe's check could refuse
+ * are looked at after: a cell that starts with a formula character, or any
+ * when the row holds a ';' (one memchr over the row, not a scan per cell).
+ */
+static bool emit_csv_row(struct metric_stream *m, const struct item *it, struct strbuf *out)
+{
+	static const bool formula_first[256] = { ['+'] = 1, ['-'] = 1, ['='] = 1, ['%'] = 1, ['@'] = 1, [0xef] = 1 };
+	size_t n, start = out->len, nsuspect = 0, suspect[64];
+	const char *const *h = ms_header(&m->table, &n);
+	const char *refused = NULL;
+	bool all = n > ARRAY_SIZE(suspect);
+	find_list_columns(m, h, n);
+	for (size_t i = 0; i < n; i++) {
+		const char *cell = it->row.cells[i];
+		if (it->row.stack_csv && cell == it->row.stack && !strcmp(h[i], "NPU_Stack_Info")) {
 			strbuf_addch(out, ',');
 			strbuf_addstr(out, it->row.stack_csv);
 			continue;
 		}
-		csv_add_cell(out, it->row.cells[i], i == 0);
+		csv_add_cell(out, cell, i == 0);
+		if (formula_first[(unsigned char)cell[0]] && !all)
+			suspect[nsuspect++] = i;
+	}
+	/* a ';' may start a formula anywhere: every cell is looked at */
+	all = all || memchr(out->buf + start, ';', out->len - start);
+	if (all)
+		for (size_t i = 0; i < n; i++)
+			suspect[i < ARRAY_SIZE(suspect) ? i : 0] = i;
+	for (size_t k = 0; k < (all ? n : nsuspect) && !refused; k++) {
+		size_t i = all ? k : suspect[k];
+		if (i != m->list_cols[0] && i != m->list_cols[1] && ms_cell_refused(it->row.cells[i]))
+			refused = it->row.cells[i];
+	}
+	if (refused) {
+		strbuf_setlen(out, start);
+		refuse_cell(m, refused, it);
+		return false;
 	}
 	strbuf_addch(out, '\n');
+	return true;
 }
 
 static void count(struct metric_stream *m, const struct item *it)
@@ -712,41 +999,63 @@ static int write_file_buf(struct metric_stream *m, struct strbuf *err)
 	return 0;
 }
 
-/* The path of the current part; tmp: the name it has while being written. */
-static void part_path(const struct metric_stream *m, bool tmp, struct strbuf *path)
+/* The path of the current part, as msprobe names it (the final names are given at the end: table_name). */
+static void part_path(const struct metric_stream *m, struct strbuf *path)
 {
 	strbuf_reset(path);
 	strbuf_addbuf(path, &m->file_name);
 	if (m->file_part)
 		strbuf_addf(path, "_part_%zu", m->file_part);
-	strbuf_addstr(path, tmp ? ".csv.partial" : ".csv");
+	strbuf_addstr(path, ".csv");
 }
 
 /*
- * A part is written as <name>.csv.partial; every part is renamed when the whole run has
- * succeeded (metric_finish), and removed when it fails or is interrupted: a directory
- * holds files that look done only when they all are.
+ * A part is written under a temporary name of its own (partial.h: created
+ * anew, never through a file or link that is there); every table gets its
+ * names when the whole run has succeeded (metric_finish), and the parts are
+ * removed when it fails or is interrupted: a directory holds files that
+ * look done only when they all are.
  */
 static int open_part(struct metric_stream *m, struct strbuf *err)
 {
-	struct strbuf path = STRBUF_INIT, final = STRBUF_INIT;
-	part_path(m, true, &path);
-	part_path(m, false, &final);
-	/* registered before it exists: a signal between the two must not leave it behind */
-	m->part = partial_add(path.buf, final.buf);
-	m->file = fopen(path.buf, "w");
-	if (!m->file) {
-		strbuf_addf(err, "%s: cannot create: %s", path.buf, strerror(errno));
-		partial_drop(m->part);
-		m->part = NULL;
-		strbuf_release(&path);
-		strbuf_release(&final);
-		return -1;
-	}
-	strbuf_release(&path);
+	struct strbuf final = STRBUF_INIT;
+	struct out_table *t = &m->out_tables[m->nout_tables - 1];
+	part_path(m, &final);
+	m->file = partial_fopen(final.buf, &m->part, err);
 	strbuf_release(&final);
+	if (!m->file)
+		return -1;
+	ALLOC_GROW(t->parts, t->nparts + 1, t->alloc);
+	t->parts[t->nparts++] = m->part;
 	m->file_rows = 0;
 	m->header_done = false;
+	return 0;
+}
+
+/*
+ * The name of part i of a table at attempt k: msprobe's, then with _2, _3,
+ * ... after the time when a file has it (partial_commit_unique): an earlier
+ * run in the same second, or one running now, keeps its table.
+ */
+static void table_name(void *ctx, unsigned k, size_t i, struct strbuf *out)
+{
+	const struct out_table *t = ctx;
+	strbuf_addstr(out, t->base);
+	if (k > 1)
+		strbuf_addf(out, "_%u", k);
+	if (t->nparts > 1)
+		strbuf_addf(out, "_part_%zu", i + 1);
+	strbuf_addstr(out, ".csv");
+}
+
+/* Every table under its name, in the order they were written. */
+static int name_tables(struct metric_stream *m, struct strbuf *err)
+{
+	for (size_t i = 0; i < m->nout_tables; i++) {
+		struct out_table *t = &m->out_tables[i];
+		if (partial_commit_unique(t->parts, t->nparts, table_name, t, err) < 0)
+			return -1;
+	}
 	return 0;
 }
 
@@ -817,6 +1126,8 @@ static int open_table_file(struct metric_stream *m, const struct item *it, struc
 	name_table_once(m, it);
 	strbuf_addf(&m->file_name, "_%s", stamp);
 	m->file_part = 0;
+	ALLOC_GROW(m->out_tables, m->nout_tables + 1, m->out_tables_alloc);
+	m->out_tables[m->nout_tables++] = (struct out_table){ .base = xstrdup(m->file_name.buf) };
 	return open_part(m, err);
 }
 
@@ -827,14 +1138,8 @@ static int file_row_room(struct metric_stream *m, struct strbuf *err)
 		return 0;
 	if (close_part(m, err) < 0)
 		return -1;
-	if (!m->file_part) {
-		/* the first part was written without a number: it becomes _part_1 */
-		struct strbuf to = STRBUF_INIT;
-		strbuf_addf(&to, "%s_part_1.csv", m->file_name.buf);
-		partial_set_final(m->part, to.buf);
-		strbuf_release(&to);
-		m->file_part = 1;
-	}
+	if (!m->file_part)
+		m->file_part = 1; /* the first part was written without a number: it becomes _part_1 */
 	m->file_part++;
 	return open_part(m, err);
 }
@@ -844,17 +1149,23 @@ static int emit_group(struct metric_stream *m, struct group *g, struct strbuf *o
 {
 	struct ms_row **rows = xmalloc((g->n ? g->n : 1) * sizeof(*rows));
 	size_t nrows = 0;
+	const struct item *bad_stack = NULL;
 	for (size_t i = 0; i < g->n; i++) {
 		struct item *it = g->items[i];
+		bool special = false;
 		if (!it->in_table)
 			continue;
-		if (!nrows && m->stack_mode)
-			it->row.stack = entry_stack(m, it, &g->arena, &it->row.stack_csv);
+		if (!nrows && m->stack_mode) {
+			it->row.stack = entry_stack(m, it, &g->arena, &it->row.stack_csv, &special);
+			bad_stack = special ? it : NULL;
+		}
 		rows[nrows++] = &it->row;
 	}
 	if (nrows)
 		ms_judge_group(&m->table, rows, nrows, &g->arena);
 	free(rows);
+	if (m->opts.output == METRIC_CSV && emit_refusals(m, g, bad_stack, err) < 0)
+		return -1;
 	if (m->opts.output_dir)
 		out = &m->file_buf;
 	for (size_t i = 0; i < g->n; i++) {
@@ -864,15 +1175,15 @@ static int emit_group(struct metric_stream *m, struct group *g, struct strbuf *o
 			emit_ndjson(m, it, out);
 			continue;
 		}
-		if (!it->in_table)
-			continue;
+		if (!it->in_table || m->refusal)
+			continue; /* msprobe writes nothing of a table it refuses: neither does this */
 		if (m->opts.output_dir) {
 			if ((!m->file && open_table_file(m, it, err) < 0) || file_row_room(m, err) < 0)
 				return -1;
 			m->file_rows++;
 		}
-		if (!m->header_done)
-			emit_csv_header(m, out);
+		if (!m->header_done && !emit_csv_header(m, out))
+			continue;
 		emit_csv_row(m, it, out);
 	}
 	if (m->opts.output_dir && m->file_buf.len > (1 << 16))
@@ -931,7 +1242,7 @@ static int end_table(struct metric_stream *m, struct strbuf *out, struct strbuf 
 		observe_pending(m);
 	}
 	m->table.at_end = true;
-	if (flush(m, out, err) < 0)
+	if (flush(m, out, err) < 0 || emit_refusal_at_end(m, err) < 0)
 		return -1;
 	if (m->file && close_part(m, err) < 0)
 		return -1;
@@ -1235,7 +1546,8 @@ static int take_batches(struct metric_stream *m, bool all, struct strbuf *out, s
 			struct item *it = &b->items[b->consumed++];
 			b->live++;
 			if (take_item(m, it, out, err) < 0) {
-				m->error_line = b->first_line + (b->consumed - 1);
+				if (!m->error_line) /* the line of the pair the error is about, when it was another */
+					m->error_line = b->first_line + (b->consumed - 1);
 				return -1;
 			}
 		}
@@ -1319,7 +1631,7 @@ int metric_finish(struct metric_stream *m, struct strbuf *out, struct strbuf *er
 			m->first_unreadable.buf, dirs.len ? "\n" : "", (int)(dirs.len ? dirs.len - 1 : 0), dirs.buf);
 		strbuf_release(&dirs);
 	}
-	if (m->opts.output_dir && partial_commit_all(err) < 0)
+	if (m->opts.output_dir && name_tables(m, err) < 0)
 		return -1;
 	return 0;
 }

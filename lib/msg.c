@@ -1,5 +1,6 @@
 #include "msg.h"
 #include "strbuf.h"
+#include "textesc.h"
 
 static const char *progname = "probe";
 static void (*die_hook)(const char *message);
@@ -37,17 +38,26 @@ bool msg_is_quiet(void)
 	return quiet;
 }
 
-/* Print "prog: prefix body[: strerror]" and, when copy is given, keep "prog: body[: ...]" there. */
+/*
+ * Print "prog: prefix body[: strerror]" and, when copy is given, keep "prog: body[: ...]" there.
+ * What goes to the terminal has its control characters made visible (textesc.h): a name
+ * from a dump in a message must not drive the terminal; the copy (for an error record) is
+ * as it was, JSON escapes it.
+ */
 static void vreport(const char *prefix, const char *fmt, va_list ap, int errnum, struct strbuf *copy)
 {
-	struct strbuf body = STRBUF_INIT;
+	struct strbuf body = STRBUF_INIT, shown = STRBUF_INIT;
 	strbuf_vaddf(&body, fmt, ap);
 	if (errnum)
 		strbuf_addf(&body, ": %s", strerror(errnum));
-	fprintf(stderr, "%s: %s%s\n", progname, prefix, body.buf);
+	strbuf_addf(&shown, "%s: %s", progname, prefix);
+	text_escape(&shown, body.buf, body.len, TEXT_KEEP_NL | TEXT_KEEP_TAB);
+	strbuf_addch(&shown, '\n');
+	fwrite(shown.buf, 1, shown.len, stderr);
 	if (copy)
 		strbuf_addf(copy, "%s: %s", progname, body.buf);
 	strbuf_release(&body);
+	strbuf_release(&shown);
 }
 
 int error(const char *fmt, ...)

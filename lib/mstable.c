@@ -901,3 +901,178 @@ void csv_add_cell(struct strbuf *out, const char *cell, bool first)
 	}
 	csv_add_quoted(out, cell);
 }
+
+/* ---- formula injection --------------------------------------------------------------- */
+
+/* The length of a character msprobe's pattern starts a formula with, at s (n bytes), or 0. */
+static size_t formula_char(const unsigned char *s, size_t n)
+{
+	switch (s[0]) {
+	case '+': case '-': case '=': case '%': case '@':
+		return 1;
+	case 0xef: /* U+FF0B U+FF0D U+FF1D U+FF05 U+FF20: EF BC 8B / 8D / 9D / 85, EF BC A0 */
+		if (n >= 3 && s[1] == 0xbc && (s[2] == 0x8b || s[2] == 0x8d || s[2] == 0x9d || s[2] == 0x85 || s[2] == 0xa0))
+			return 3;
+		return 0;
+	default:
+		return 0;
+	}
+}
+
+bool ms_special(const char *s, size_t len)
+{
+	const unsigned char *p = (const unsigned char *)s, *end = p + len;
+	if (!len)
+		return false;
+	if (formula_char(p, len))
+		return true;
+	while ((p = memchr(p, ';', (size_t)(end - p))) != NULL) {
+		p++;
+		if (p < end && formula_char(p, (size_t)(end - p)))
+			return true;
+	}
+	return false;
+}
+
+/* Python's str.isspace() for ASCII: what float() strips around the number. */
+static bool py_space(unsigned char c)
+{
+	return c == ' ' || (c >= '\t' && c <= '\r') || (c >= 0x1c && c <= 0x1f);
+}
+
+/* Digits with single underscores between them (PEP 515); the count of digits, 0 when there are none. */
+static size_t py_digits(const char **p, const char *end)
+{
+	const char *s = *p, *start = s;
+	for (;;) {
+		while (s < end && (unsigned)(*s - '0') < 10)
+			s++;
+		if (s == start || s + 1 >= end || *s != '_' || (unsigned)(s[1] - '0') >= 10)
+			break;
+		s++; /* one underscore between two digits */
+	}
+	*p = s;
+	return (size_t)(s - start);
+}
+
+static bool word_ci(const char *s, const char *end, const char *word)
+{
+	size_t n = strlen(word);
+	if ((size_t)(end - s) != n)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if ((s[i] | 0x20) != word[i])
+			return false;
+	return true;
+}
+
+bool py_float_text(const char *s, size_t len)
+{
+	const char *end = s + len;
+	size_t whole, frac = 0;
+	while (s < end && py_space((unsigned char)*s))
+		s++;
+	while (end > s && py_space((unsigned char)end[-1]))
+		end--;
+	if (s < end && (*s == '+' || *s == '-'))
+		s++;
+	if (s == end)
+		return false;
+	if (!((*s >= '0' && *s <= '9') || *s == '.'))
+		return word_ci(s, end, "inf") || word_ci(s, end, "infinity") || word_ci(s, end, "nan");
+	whole = py_digits(&s, end);
+	if (s < end && *s == '.') {
+		s++;
+		if (s < end && *s >= '0' && *s <= '9')
+			frac = py_digits(&s, end);
+	}
+	if (!whole && !frac)
+		return false;
+	if (s < end && (*s == 'e' || *s == 'E')) {
+		s++;
+		if (s < end && (*s == '+' || *s == '-'))
+			s++;
+		if (!py_digits(&s, end))
+			return false;
+	}
+	return s == end;
+}
+
+/* A plain decimal number as probe writes them ("-0.25", "-1e-05", "-3"): the whole of s, in one pass. */
+static bool plain_number(const char *s)
+{
+	if (*s == '-' || *s == '+')
+		s++;
+	if ((unsigned)(*s - '0') >= 10)
+		return false;
+	while ((unsigned)(*s - '0') < 10)
+		s++;
+	if (*s == '.') {
+		s++;
+		while ((unsigned)(*s - '0') < 10)
+			s++;
+	}
+	if (*s == 'e' || *s == 'E') {
+		s++;
+		if (*s == '-' || *s == '+')
+			s++;
+		if ((unsigned)(*s - '0') >= 10)
+			return false;
+		while ((unsigned)(*s - '0') < 10)
+			s++;
+	}
+	return !*s;
+}
+
+bool ms_cell_refused(const char *cell)
+{
+	size_t len;
+	const char *p = cell, *end;
+	unsigned char c = (unsigned char)cell[0];
+	/* the common cases at once: no formula character first and no ';'; a number such as -0.25 */
+	if (c != '+' && c != '-' && c != '=' && c != '%' && c != '@' && c != 0xef && !strchr(cell, ';'))
+		return false;
+	if (plain_number(cell))
+		return false;
+	len = strlen(cell);
+	end = cell + len;
+	if (c != 0xef && !memchr(cell, ';', len))
+		return !py_float_text(cell, len);
+	if (!ms_special(cell, len))
+		return false;
+	/* check_value_is_valid: numbers such as -1.00 or +1.00, also between ';', pass */
+	for (;;) {
+		const char *semi = memchr(p, ';', (size_t)(end - p));
+		const char *stop = semi ? semi : end;
+		if (!py_float_text(p, (size_t)(stop - p)))
+			return true;
+		if (!semi)
+			return false;
+		p = semi + 1;
+	}
+}
+
+bool csv_neutralise(const char *cell, struct strbuf *out)
+{
+	const char *p = cell, *end = cell + strlen(cell);
+	bool changed = false;
+	for (;;) {
+		const char *semi = memchr(p, ';', (size_t)(end - p));
+		const char *stop = semi ? semi : end;
+		size_t n = (size_t)(stop - p);
+		bool lead = n && (formula_char((const unsigned char *)p, n) || *p == '\t' || *p == '\r');
+		if (lead && !py_float_text(p, n)) {
+			if (!changed) {
+				strbuf_reset(out);
+				strbuf_add(out, cell, (size_t)(p - cell));
+				changed = true;
+			}
+			strbuf_addch(out, '\'');
+		}
+		if (changed)
+			strbuf_add(out, p, semi ? n + 1 : n);
+		if (!semi)
+			return changed;
+		p = semi + 1;
+	}
+}

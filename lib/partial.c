@@ -1,14 +1,24 @@
 #include "partial.h"
 #include "xalloc.h"
 
+#include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
+#include <sys/random.h>
+#include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
+
+#ifndef RENAME_NOREPLACE
+#define RENAME_NOREPLACE (1 << 0) /* <linux/fs.h> */
+#endif
 
 struct partial {
 	char *tmp;
 	char *final;
 	atomic_bool pending;       /* tmp exists and is still to be renamed or removed */
+	atomic_bool claimed;       /* final is an empty file of ours, about to be renamed over */
 	struct partial *next;      /* set before the node is published */
 };
 
@@ -18,9 +28,12 @@ static bool initialised;
 
 static void remove_pending(void)
 {
-	for (struct partial *p = atomic_load(&head); p; p = p->next)
+	for (struct partial *p = atomic_load(&head); p; p = p->next) {
 		if (atomic_exchange(&p->pending, false))
 			unlink(p->tmp);
+		if (atomic_exchange(&p->claimed, false))
+			unlink(p->final);
+	}
 }
 
 static void on_exit_remove(void)
@@ -68,16 +81,102 @@ void partial_on_signal(void (*hook)(int sig))
 	signal_hook = hook;
 }
 
-struct partial *partial_add(const char *tmp, const char *final)
+static struct partial *partial_add(const char *tmp, const char *final)
 {
 	struct partial *p = xcalloc(1, sizeof(*p));
 	partial_init();
 	p->tmp = xstrdup(tmp);
 	p->final = xstrdup(final);
 	atomic_init(&p->pending, true);
+	atomic_init(&p->claimed, false);
 	p->next = atomic_load(&head);
 	atomic_store(&head, p);
 	return p;
+}
+
+/* 12 characters nobody can predict (the kernel's random bytes; the clock and the pid where it has none). */
+static void random_name(char out[13])
+{
+	static const char set[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+	static _Atomic uint64_t serial;
+	unsigned char b[12];
+	if (getrandom(b, sizeof(b), GRND_NONBLOCK) != (ssize_t)sizeof(b)) {
+		struct timespec ts;
+		uint64_t x;
+		clock_gettime(CLOCK_REALTIME, &ts);
+		x = (uint64_t)ts.tv_nsec ^ ((uint64_t)ts.tv_sec << 30) ^ ((uint64_t)getpid() << 48) ^ serial++;
+		for (size_t i = 0; i < sizeof(b); i++) {
+			/* splitmix64 */
+			uint64_t z = (x += 0x9e3779b97f4a7c15u);
+			z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
+			z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
+			b[i] = (unsigned char)(z ^ (z >> 31));
+		}
+	}
+	for (size_t i = 0; i < sizeof(b); i++)
+		out[i] = set[b[i] % (sizeof(set) - 1)];
+	out[12] = '\0';
+}
+
+int partial_create(const char *final, struct partial **out, struct strbuf *err)
+{
+	struct strbuf tmp = STRBUF_INIT;
+	int fd = -1, saved = 0;
+	*out = NULL;
+	for (int tries = 0; tries < 16 && fd < 0; tries++) {
+		char r[13];
+		sigset_t stop, old;
+		struct partial *p;
+		random_name(r);
+		strbuf_reset(&tmp);
+		strbuf_addf(&tmp, "%s.%s.partial", final, r);
+		/*
+		 * Registered before it exists, and no signal to this thread in between:
+		 * an interruption must not leave it behind.
+		 */
+		sigemptyset(&stop);
+		sigaddset(&stop, SIGINT);
+		sigaddset(&stop, SIGTERM);
+		sigaddset(&stop, SIGHUP);
+		pthread_sigmask(SIG_BLOCK, &stop, &old);
+		p = partial_add(tmp.buf, final);
+		do {
+			fd = open(tmp.buf, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+		} while (fd < 0 && errno == EINTR);
+		saved = errno;
+		if (fd < 0)
+			atomic_store(&p->pending, false); /* not ours: nothing to remove */
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
+		if (fd >= 0)
+			*out = p;
+		else if (saved != EEXIST)
+			break;
+	}
+	if (fd < 0)
+		strbuf_addf(err, "%s: cannot create: %s", final, strerror(saved));
+	strbuf_release(&tmp);
+	return fd;
+}
+
+FILE *partial_fopen(const char *final, struct partial **out, struct strbuf *err)
+{
+	int fd = partial_create(final, out, err);
+	FILE *f;
+	if (fd < 0)
+		return NULL;
+	f = fdopen(fd, "w");
+	if (!f) {
+		strbuf_addf(err, "%s: cannot create: %s", final, strerror(errno));
+		close(fd);
+		partial_drop(*out);
+		*out = NULL;
+	}
+	return f;
+}
+
+const char *partial_tmp_name(const struct partial *p)
+{
+	return p->tmp;
 }
 
 void partial_set_final(struct partial *p, const char *final)
@@ -91,12 +190,104 @@ int partial_commit(struct partial *p, struct strbuf *err)
 	if (!atomic_load(&p->pending))
 		return 0;
 	if (rename(p->tmp, p->final) < 0) {
-		strbuf_addf(err, "%s: cannot rename it to %s: %s", p->tmp, p->final, strerror(errno));
+		strbuf_addf(err, "%s: cannot give the finished file this name: %s", p->final, strerror(errno));
 		partial_drop(p);
 		return -1;
 	}
 	atomic_store(&p->pending, false);
 	return 0;
+}
+
+static bool unsupported(int e)
+{
+	return e == EINVAL || e == ENOSYS || e == ENOTSUP || e == EOPNOTSUPP || e == EPERM;
+}
+
+/* Rename tmp to final unless final exists: 0, or -1 with errno (EEXIST: it is taken). */
+static int place_new(struct partial *p)
+{
+	int fd, e;
+#ifdef SYS_renameat2
+	if (syscall(SYS_renameat2, AT_FDCWD, p->tmp, AT_FDCWD, p->final, RENAME_NOREPLACE) == 0)
+		return 0;
+	if (!unsupported(errno))
+		return -1;
+#endif
+	/* no renameat2 in this kernel or this file system: a hard link does not replace either */
+	if (link(p->tmp, p->final) == 0) {
+		unlink(p->tmp);
+		return 0;
+	}
+	if (!unsupported(errno))
+		return -1;
+	/* no hard links (FAT, some network file systems): claim the name with an empty file, then rename over it */
+	do {
+		fd = open(p->final, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+	} while (fd < 0 && errno == EINTR);
+	if (fd < 0)
+		return -1;
+	atomic_store(&p->claimed, true);
+	close(fd);
+	if (rename(p->tmp, p->final) < 0) {
+		e = errno;
+		if (atomic_exchange(&p->claimed, false))
+			unlink(p->final);
+		errno = e;
+		return -1;
+	}
+	atomic_store(&p->claimed, false);
+	return 0;
+}
+
+int partial_commit_unique(struct partial *const *v, size_t n, partial_name_fn *name, void *ctx, struct strbuf *err)
+{
+	struct strbuf path = STRBUF_INIT;
+	int ret = -1;
+	bool stuck = false;
+	for (unsigned k = 1; k <= 10000 && !stuck; k++) {
+		size_t i;
+		int e = 0;
+		for (i = 0; i < n; i++) {
+			if (!atomic_load(&v[i]->pending))
+				break; /* removed, or already given a name */
+			strbuf_reset(&path);
+			name(ctx, k, i, &path);
+			partial_set_final(v[i], path.buf);
+			if (place_new(v[i]) < 0) {
+				e = errno;
+				break;
+			}
+			atomic_store(&v[i]->pending, false);
+		}
+		if (i == n) {
+			ret = 0;
+			break;
+		}
+		if (e != EEXIST) {
+			if (e)
+				strbuf_addf(err, "%s: cannot give the finished file this name: %s", v[i]->final, strerror(e));
+			else
+				strbuf_addf(err, "%s: gone before it was complete", v[i]->final);
+			break;
+		}
+		/* taken (by an earlier run, or one running now): take back what this attempt placed */
+		while (i-- && !stuck) {
+			atomic_store(&v[i]->pending, true);
+			if (rename(v[i]->final, v[i]->tmp) < 0) {
+				strbuf_addf(err, "%s: cannot take it back to try another name: %s", v[i]->final,
+					    strerror(errno));
+				atomic_store(&v[i]->pending, false);
+				stuck = true;
+			}
+		}
+	}
+	if (ret < 0 && !err->len)
+		strbuf_addf(err, "%s: every name tried is taken", n ? v[0]->final : "?");
+	if (ret < 0)
+		for (size_t i = 0; i < n; i++)
+			partial_drop(v[i]);
+	strbuf_release(&path);
+	return ret;
 }
 
 void partial_drop(struct partial *p)

@@ -2,20 +2,32 @@
  * partial.h: output files that get their final names only when they are
  * complete, and what a failing or interrupted tool removes.
  *
- * A tool writes each output file under a temporary name and registers it
- * with partial_add().  partial_commit() renames one file to its final
- * name; partial_commit_all() renames every registered file, in the order
- * they were added, when the whole run has succeeded (probe-metric -o: a
- * directory of CSV files is complete only when every rank's is).  Until
- * then, an exit without commit (die(), any exit(2)) and SIGINT, SIGTERM,
- * SIGHUP or SIGXFSZ remove the temporaries, so that no file that looks
- * complete is left behind, and none that is half-written either.
+ * A tool writes each output file under a temporary name beside its final
+ * one, made by partial_create(): FINAL.<12 random characters>.partial,
+ * created with O_CREAT | O_EXCL | O_NOFOLLOW, so that no name can be
+ * guessed in advance and nothing planted there (a symbolic link into
+ * someone else's files, a file of another run) is ever opened or written
+ * through; two runs writing the same final name at once write two files.
+ * Its mode is 0666 minus the umask, as fopen() gives (not mkstemp's 0600).
+ *
+ * partial_commit() renames one file to its final name, replacing what is
+ * there (a file the user named: probe-plot -o FILE).  partial_commit_unique()
+ * renames a set of files (one table in parts) without ever replacing a
+ * file: renameat2(RENAME_NOREPLACE), else link() and unlink(), else an
+ * empty file of its own claimed with O_EXCL and renamed over; when a name
+ * is taken, by an earlier run or by one running at the same time, the set
+ * gets the next names its caller gives (probe-metric -o: _2, _3, ...).
+ * partial_commit_all() renames every registered file, in the order they
+ * were created, when the whole run has succeeded.  Until then, an exit
+ * without commit (die(), any exit(2)) and SIGINT, SIGTERM, SIGHUP or
+ * SIGXFSZ remove the temporaries, so that no file that looks complete is
+ * left behind, and none that is half-written either.
  *
  * partial_on_signal() sets a hook the signal handler calls after the
  * removal and before the tool ends by the signal's default action; it
  * must be async-signal-safe (output.c marks or truncates stdout with it).
  *
- * Thread safety: partial_add() and the commits may be called from any
+ * Thread safety: partial_create() and the commits may be called from any
  * thread, one at a time (the callers serialise them); the handler may run
  * at any moment and sees either the list before or after an addition.
  * The paths are kept until exit.
@@ -29,15 +41,32 @@ struct partial;
 
 /* Install the exit and signal cleanup (once; later calls do nothing). */
 void partial_init(void);
-/* tmp is being written and becomes final when committed. */
-struct partial *partial_add(const char *tmp, const char *final);
+/*
+ * A new temporary file for `final` (see above), registered before it
+ * exists.  Returns its descriptor, open for writing, and *out; or -1 with
+ * "FINAL: cannot create: ..." in err.
+ */
+int partial_create(const char *final, struct partial **out, struct strbuf *err);
+/* The same as a stdio stream ("w"); NULL with the reason in err. */
+FILE *partial_fopen(const char *final, struct partial **out, struct strbuf *err);
+/* The temporary name. */
+const char *partial_tmp_name(const struct partial *p);
 /* A new final name for a file not yet committed. */
 void partial_set_final(struct partial *p, const char *final);
-/* Rename tmp to final; 0, or -1 with "TMP: cannot rename ..." in err (tmp is then removed). */
+/* Rename tmp to final, replacing it; 0, or -1 with "FINAL: cannot ..." in err (tmp is then removed). */
 int partial_commit(struct partial *p, struct strbuf *err);
+/*
+ * Rename the n files v to names no file has: name(ctx, k, i, out) appends
+ * the name of file i at attempt k (1: the names wanted, then 2, 3, ...);
+ * when any of the n is taken, those placed are taken back and the set
+ * tries attempt k + 1.  0, or -1 with the reason in err (the files are
+ * then removed).
+ */
+typedef void partial_name_fn(void *ctx, unsigned k, size_t i, struct strbuf *out);
+int partial_commit_unique(struct partial *const *v, size_t n, partial_name_fn *name, void *ctx, struct strbuf *err);
 /* Forget a file without renaming it, removing tmp. */
 void partial_drop(struct partial *p);
-/* Commit every file not yet committed or dropped, in the order they were added. */
+/* Commit every file not yet committed or dropped, in the order they were created. */
 int partial_commit_all(struct strbuf *err);
 /* Called by the signal handler after the temporaries are removed (async-signal-safe code only). */
 void partial_on_signal(void (*hook)(int sig));

@@ -124,9 +124,29 @@ static bool sniff_gzip(struct source *src)
 	return src->peek_len == 2 && src->peek[0] == 0x1f && src->peek[1] == 0x8b;
 }
 
+const char *file_kind_name(mode_t mode)
+{
+	if (S_ISREG(mode))
+		return "a regular file";
+	if (S_ISFIFO(mode))
+		return "a FIFO";
+	if (S_ISDIR(mode))
+		return "a directory";
+	if (S_ISCHR(mode))
+		return "a character device";
+	if (S_ISBLK(mode))
+		return "a block device";
+	if (S_ISSOCK(mode))
+		return "a socket";
+	if (S_ISLNK(mode))
+		return "a symbolic link";
+	return "a special file";
+}
+
+static struct source *source_from_fd(const char *path, int fd, bool is_stdin, struct strbuf *err);
+
 struct source *source_open(const char *path, struct strbuf *err)
 {
-	struct source *src;
 	int fd;
 	bool is_stdin = !strcmp(path, "-");
 
@@ -142,6 +162,50 @@ struct source *source_open(const char *path, struct strbuf *err)
 			return NULL;
 		}
 	}
+	return source_from_fd(path, fd, is_stdin, err);
+}
+
+struct source *source_open_regular(const char *path, struct strbuf *err)
+{
+	struct stat st;
+	int fd, flags;
+	/* O_NONBLOCK: opening a FIFO (or a tty, a device) must not wait for a writer before we can look at it */
+	do {
+		fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	} while (fd < 0 && errno == EINTR);
+	if (fd < 0) {
+		strbuf_addf(err, "%s: cannot open: %s", path, strerror(errno));
+		return NULL;
+	}
+	if (fstat(fd, &st) < 0) {
+		strbuf_addf(err, "%s: cannot read: %s", path, strerror(errno));
+		close(fd);
+		return NULL;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		strbuf_addf(err, "%s: %s, not a regular file: refused (reading it could wait for ever)", path,
+			    file_kind_name(st.st_mode));
+		close(fd);
+		return NULL;
+	}
+	flags = fcntl(fd, F_GETFL);
+	if (flags < 0 || fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) < 0) {
+		strbuf_addf(err, "%s: cannot read: %s", path, strerror(errno));
+		close(fd);
+		return NULL;
+	}
+	return source_from_fd(path, fd, false, err);
+}
+
+bool source_is_regular(const struct source *src)
+{
+	struct stat st;
+	return src->kind != SRC_MEMORY && fstat(src->fd, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+static struct source *source_from_fd(const char *path, int fd, bool is_stdin, struct strbuf *err)
+{
+	struct source *src;
 	src = xcalloc(1, sizeof(*src));
 	src->name = xstrdup(is_stdin ? "<stdin>" : path);
 	src->fd = fd;

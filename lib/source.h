@@ -25,6 +25,18 @@
 struct source;
 
 struct source *source_open(const char *path, struct strbuf *err);
+/*
+ * The same for a file that must be a regular one (stack.json,
+ * construct.json): opened with O_NONBLOCK and looked at before anything
+ * is read, so that a FIFO or a device there is refused with a message
+ * ("PATH: a FIFO, not a regular file: refused ...") rather than waited on for
+ * ever; then read as source_open()'s (O_NONBLOCK cleared).
+ */
+struct source *source_open_regular(const char *path, struct strbuf *err);
+/* What kind of file the mode is, for messages: "a FIFO", "a directory", "a character device", ... */
+const char *file_kind_name(mode_t mode);
+/* Whether the source reads a regular file, which a second source_open() can read again from its start. */
+bool source_is_regular(const struct source *src);
 /* A source over a memory block (not copied: it must outlive the source). */
 struct source *source_from_memory(const char *name, const void *data, size_t len);
 /*

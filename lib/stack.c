@@ -24,8 +24,10 @@ static struct stack *make_stack(struct stack_map *m, const struct jnode *frames)
 	memset(s, 0, sizeof(*s));
 	s->n = frames->count;
 	s->frames = arena_alloc(&m->arena, (s->n ? s->n : 1) * sizeof(*s->frames));
-	for (const struct jnode *c = frames->child; c; c = c->next)
+	for (const struct jnode *c = frames->child; c; c = c->next) {
 		s->frames[i++] = arena_memdupz(&m->arena, c->text, c->len);
+		s->special = s->special || ms_special(c->text, c->len);
+	}
 	m->nstacks++;
 	return s;
 }
@@ -80,7 +82,7 @@ static int take_member(void *ctx, struct json_reader *r, const char *key, size_t
 struct stack_map *stack_map_load(const char *path, struct strbuf *err)
 {
 	struct strbuf serr = STRBUF_INIT;
-	struct source *src = source_open(path, &serr);
+	struct source *src = source_open_regular(path, &serr);
 	struct loading l;
 	int ret;
 

@@ -9,8 +9,14 @@ struct table_writer {
 	bool given, header_done;
 	uint64_t rows;
 	struct span *cells;
-	struct strbuf text, cell;
+	struct strbuf text, cell, safe;
 };
+
+/* A cell, with a formula made inert (mstable.h: csv_neutralise, the rule of probe's own CSVs). */
+static void add_cell(struct table_writer *t, struct strbuf *out, const char *cell, bool first)
+{
+	csv_add_cell(out, csv_neutralise(cell, &t->safe) ? t->safe.buf : cell, first);
+}
 
 static void add_column(struct table_writer *t, const char *name, size_t len)
 {
@@ -23,6 +29,7 @@ struct table_writer *table_new(const char *columns)
 	struct table_writer *t = xcalloc(1, sizeof(*t));
 	strbuf_init(&t->text, 0);
 	strbuf_init(&t->cell, 0);
+	strbuf_init(&t->safe, 0);
 	if (columns) {
 		t->given = true;
 		for (const char *p = columns;;) {
@@ -47,6 +54,7 @@ void table_free(struct table_writer *t)
 	free(t->cells);
 	strbuf_release(&t->text);
 	strbuf_release(&t->cell);
+	strbuf_release(&t->safe);
 	free(t);
 }
 
@@ -124,7 +132,7 @@ int table_add(struct table_writer *t, const char *line, size_t len, struct strbu
 	}
 	if (!t->header_done) {
 		for (size_t i = 0; i < t->ncols; i++)
-			csv_add_cell(out, t->cols[i], i == 0);
+			add_cell(t, out, t->cols[i], i == 0);
 		strbuf_addch(out, '\n');
 		t->header_done = true;
 	}
@@ -134,7 +142,7 @@ int table_add(struct table_writer *t, const char *line, size_t len, struct strbu
 			strbuf_setlen(out, row_start);
 			return bad_string(err, line, &t->cells[i]);
 		}
-		csv_add_cell(out, t->cell.buf, i == 0);
+		add_cell(t, out, t->cell.buf, i == 0);
 	}
 	strbuf_addch(out, '\n');
 	t->rows++;

@@ -7,10 +7,13 @@
  * bounds on its stack, memo and object count, so a hostile file costs at
  * most a bounded amount of memory and a clean error.
  */
+#include "source.h"
 #include "tensor.h"
 #include "xalloc.h"
 
 #include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -81,14 +84,15 @@ static int align_storage(struct tensor *t, const unsigned char **base, int64_t b
 			 struct strbuf *err)
 {
 	unsigned size = dtype_info(t->dtype)->size;
-	unsigned char *copy;
+	unsigned char *copy, *old = t->owned;
 	if (bytes <= 0 || !size || (uintptr_t)*base % size == 0)
 		return 0;
 	if ((uint64_t)bytes > SIZE_MAX || !(copy = malloc((size_t)bytes)))
 		return fail(err, path, "cannot allocate %lld bytes to align the storage", (long long)bytes);
-	memcpy(copy, *base, (size_t)bytes);
-	free(t->owned);
+	/* the tensor holds the copy before the copying faults, if it does (*base in the mapping: old is NULL) */
 	t->owned = copy;
+	memcpy(copy, *base, (size_t)bytes);
+	free(old);
 	*base = copy;
 	return 0;
 }
@@ -125,6 +129,16 @@ static int check_view(struct tensor *t, const char *path, struct strbuf *err, in
 	if (last >= storage_elems)
 		return fail(err, path, "the view reaches element %lld of a storage of %lld elements",
 			    (long long)last, (long long)storage_elems);
+	/*
+	 * More elements than the storage holds: the view repeats them (a zero
+	 * stride).  Its work would not be bounded by the file; torch.load keeps
+	 * the repeats, msprobe's numpy arithmetic makes copies of them.
+	 */
+	if (numel > storage_elems && numel > TENSOR_MAX_REPEATED)
+		return fail(err, path,
+			    "the view claims %lld elements of a storage of %lld (its strides repeat them); "
+			    "a view that repeats elements may claim at most %lld",
+			    (long long)numel, (long long)storage_elems, (long long)TENSOR_MAX_REPEATED);
 	t->numel = numel;
 	/* torch's rule: dimensions of size 1 may have any stride */
 	t->contiguous = true;
@@ -181,6 +195,13 @@ struct zip_entry {
 	uint64_t csize, usize, local;
 };
 
+struct pickle;
+
+/*
+ * Reading one archive.  Whatever it allocates hangs from here, so that
+ * pt_reader_release() frees it also after a fault of the mapping has
+ * jumped out of the middle of the reading (tensor_open()).
+ */
 struct pt_reader {
 	const char *path;
 	struct strbuf *err;
@@ -190,7 +211,29 @@ struct pt_reader {
 	size_t nentries;
 	const unsigned char *stem; /* the archive's top directory, without the slash */
 	size_t stem_len;
+	struct pickle *pk;         /* data.pkl's machine, while it runs */
+	z_stream zs;               /* an inflation under way (zs_live) and its output */
+	bool zs_live;
+	unsigned char *inflating;
+	unsigned char *pkl_owned, *bo_owned; /* inflated data.pkl and byteorder entries */
 };
+
+static void pk_release(struct pickle *pk);
+
+static void pt_reader_release(struct pt_reader *z)
+{
+	free(z->entries);
+	if (z->pk) {
+		pk_release(z->pk);
+		free(z->pk);
+	}
+	if (z->zs_live)
+		inflateEnd(&z->zs);
+	free(z->inflating);
+	free(z->pkl_owned);
+	free(z->bo_owned);
+	memset(z, 0, sizeof(*z));
+}
 
 #define ENTRY_FMT "entry %.*s"
 #define ENTRY_ARG(e) (int)(e)->name_len, (const char *)(e)->name
@@ -354,15 +397,15 @@ static int zip_entry_start(struct pt_reader *z, const struct zip_entry *e, size_
 	return 0;
 }
 
-/* Inflate the first `want` bytes of a deflated entry into a new buffer. */
+/* Inflate the first `want` bytes of a deflated entry into a new buffer (z->zs and z->inflating while it runs). */
 static int zip_inflate(struct pt_reader *z, const struct zip_entry *e, const unsigned char *src, uint64_t want,
 		       unsigned char **out)
 {
-	z_stream zs;
+	z_stream *zs = &z->zs;
 	unsigned char *buf, probe;
 	const unsigned char *src_end = src + e->csize;
 	bool ended = false;
-	int ret = Z_OK;
+	int ret = Z_OK, rc = 0;
 
 	if (want / DEFLATE_MAX_RATIO > e->csize)
 		return fail(z->err, z->path, ENTRY_FMT ": %llu compressed bytes cannot inflate to %llu bytes",
@@ -370,20 +413,23 @@ static int zip_inflate(struct pt_reader *z, const struct zip_entry *e, const uns
 	if (want > SIZE_MAX - 1 || !(buf = malloc(want ? (size_t)want : 1)))
 		return fail(z->err, z->path, ENTRY_FMT ": cannot allocate %llu bytes to inflate it", ENTRY_ARG(e),
 			    (unsigned long long)want);
-	memset(&zs, 0, sizeof(zs));
-	if (inflateInit2(&zs, -MAX_WBITS) != Z_OK) {
+	z->inflating = buf;
+	memset(zs, 0, sizeof(*zs));
+	if (inflateInit2(zs, -MAX_WBITS) != Z_OK) {
 		free(buf);
+		z->inflating = NULL;
 		return fail(z->err, z->path, ENTRY_FMT ": cannot start zlib", ENTRY_ARG(e));
 	}
-	zs.next_in = (unsigned char *)src;
-	zs.next_out = buf;
-	while ((uint64_t)(zs.next_out - buf) < want && !ended) {
+	z->zs_live = true;
+	zs->next_in = (unsigned char *)src;
+	zs->next_out = buf;
+	while ((uint64_t)(zs->next_out - buf) < want && !ended) {
 		/* zlib counts in unsigned int: feed at most UINT_MAX bytes a call */
-		size_t in_left = (size_t)(src_end - zs.next_in);
-		uint64_t out_left = want - (uint64_t)(zs.next_out - buf);
-		zs.avail_in = in_left > UINT_MAX ? UINT_MAX : (unsigned)in_left;
-		zs.avail_out = out_left > UINT_MAX ? UINT_MAX : (unsigned)out_left;
-		ret = inflate(&zs, Z_NO_FLUSH);
+		size_t in_left = (size_t)(src_end - zs->next_in);
+		uint64_t out_left = want - (uint64_t)(zs->next_out - buf);
+		zs->avail_in = in_left > UINT_MAX ? UINT_MAX : (unsigned)in_left;
+		zs->avail_out = out_left > UINT_MAX ? UINT_MAX : (unsigned)out_left;
+		ret = inflate(zs, Z_NO_FLUSH);
 		if (ret == Z_STREAM_END)
 			ended = true;
 		else if (ret != Z_OK)
@@ -391,36 +437,35 @@ static int zip_inflate(struct pt_reader *z, const struct zip_entry *e, const uns
 	}
 	if (ret == Z_OK && !ended && want == e->usize) {
 		/* the whole entry was asked for: it must end where its directory entry says */
-		zs.avail_in = (size_t)(src_end - zs.next_in) > UINT_MAX ? UINT_MAX : (unsigned)(src_end - zs.next_in);
-		zs.next_out = &probe;
-		zs.avail_out = 1;
-		ret = inflate(&zs, Z_NO_FLUSH);
-		if (zs.avail_out == 0) {
-			inflateEnd(&zs);
-			free(buf);
-			return fail(z->err, z->path,
-				    ENTRY_FMT ": inflates to more than the %llu bytes its directory entry declares",
-				    ENTRY_ARG(e), (unsigned long long)e->usize);
+		zs->avail_in = (size_t)(src_end - zs->next_in) > UINT_MAX ? UINT_MAX : (unsigned)(src_end - zs->next_in);
+		zs->next_out = &probe;
+		zs->avail_out = 1;
+		ret = inflate(zs, Z_NO_FLUSH);
+		if (zs->avail_out == 0) {
+			rc = fail(z->err, z->path,
+				  ENTRY_FMT ": inflates to more than the %llu bytes its directory entry declares",
+				  ENTRY_ARG(e), (unsigned long long)e->usize);
+			goto out;
 		}
-		zs.next_out = buf + want;
+		zs->next_out = buf + want;
 		if (ret == Z_STREAM_END)
 			ended = true;
 	}
-	inflateEnd(&zs);
-	if (ret != Z_OK && ret != Z_STREAM_END && ret != Z_BUF_ERROR) {
+	if (ret != Z_OK && ret != Z_STREAM_END && ret != Z_BUF_ERROR)
+		rc = fail(z->err, z->path, ENTRY_FMT ": bad deflate data: %s", ENTRY_ARG(e),
+			  zs->msg ? zs->msg : "zlib error");
+	else if ((uint64_t)(zs->next_out - buf) < want && ended)
+		rc = fail(z->err, z->path, ENTRY_FMT ": the deflate stream ends after %llu of %llu bytes",
+			  ENTRY_ARG(e), (unsigned long long)(zs->next_out - buf), (unsigned long long)want);
+	else if ((uint64_t)(zs->next_out - buf) < want || (want == e->usize && !ended))
+		rc = fail(z->err, z->path, ENTRY_FMT ": truncated deflate stream", ENTRY_ARG(e));
+out:
+	inflateEnd(zs);
+	z->zs_live = false;
+	z->inflating = NULL;
+	if (rc) {
 		free(buf);
-		return fail(z->err, z->path, ENTRY_FMT ": bad deflate data: %s", ENTRY_ARG(e),
-			    zs.msg ? zs.msg : "zlib error");
-	}
-	if ((uint64_t)(zs.next_out - buf) < want && ended) {
-		uint64_t got = (uint64_t)(zs.next_out - buf);
-		free(buf);
-		return fail(z->err, z->path, ENTRY_FMT ": the deflate stream ends after %llu of %llu bytes",
-			    ENTRY_ARG(e), (unsigned long long)got, (unsigned long long)want);
-	}
-	if ((uint64_t)(zs.next_out - buf) < want || (want == e->usize && !ended)) {
-		free(buf);
-		return fail(z->err, z->path, ENTRY_FMT ": truncated deflate stream", ENTRY_ARG(e));
+		return rc;
 	}
 	*out = buf;
 	return 0;
@@ -1227,20 +1272,19 @@ struct pt_desc {
 static int pt_run_pickle(struct pt_reader *z, struct tensor *t, const unsigned char *data, size_t len,
 			 struct pt_desc *desc)
 {
-	struct pickle pk;
+	struct pickle *pk = z->pk = xcalloc(1, sizeof(*pk)); /* z holds it: see pt_reader */
 	const struct pk_value *tv = NULL, *sv;
 	const struct pk_view *view;
 	int rc = -1;
 
-	memset(&pk, 0, sizeof(pk));
-	pk.path = z->path;
-	pk.err = z->err;
-	pk.data = data;
-	pk.len = len;
-	if (pk_run(&pk, &tv))
+	pk->path = z->path;
+	pk->err = z->err;
+	pk->data = data;
+	pk->len = len;
+	if (pk_run(pk, &tv))
 		goto out;
-	view = &pk.views[tv->u.tensor.view];
-	sv = pk_val(&pk, view->storage);
+	view = &pk->views[tv->u.tensor.view];
+	sv = pk_val(pk, view->storage);
 	desc->dtype = view->dtype;
 	desc->untyped = sv->u.storage.dtype < 0;
 	desc->storage_numel = sv->u.storage.numel;
@@ -1255,7 +1299,9 @@ static int pt_run_pickle(struct pt_reader *z, struct tensor *t, const unsigned c
 	memcpy(t->stride, view->stride, sizeof(view->stride[0]) * (size_t)view->ndim);
 	rc = 0;
 out:
-	pk_release(&pk);
+	pk_release(pk);
+	free(pk);
+	z->pk = NULL;
 	return rc;
 }
 
@@ -1264,7 +1310,6 @@ static int pt_byteorder(struct pt_reader *z, bool *big)
 {
 	const struct zip_entry *e;
 	const unsigned char *s;
-	unsigned char *owned;
 	int rc = 0;
 	*big = false;
 	if (pt_find(z, "byteorder", 9, &e))
@@ -1274,14 +1319,15 @@ static int pt_byteorder(struct pt_reader *z, bool *big)
 	if (e->usize > 16)
 		return fail(z->err, z->path, "the byteorder entry holds %llu bytes, not \"little\" or \"big\"",
 			    (unsigned long long)e->usize);
-	if (zip_entry_bytes(z, e, e->usize, &s, &owned))
+	if (zip_entry_bytes(z, e, e->usize, &s, &z->bo_owned))
 		return -1;
 	if (is(s, (size_t)e->usize, "big"))
 		*big = true;
 	else if (!is(s, (size_t)e->usize, "little"))
 		rc = fail(z->err, z->path, "the byteorder entry says \"%.*s\", not \"little\" or \"big\"",
 			  (int)e->usize, (const char *)s);
-	free(owned);
+	free(z->bo_owned);
+	z->bo_owned = NULL;
 	return rc;
 }
 
@@ -1289,7 +1335,6 @@ static int pt_load(struct pt_reader *z, struct tensor *t)
 {
 	const struct zip_entry *pkl, *st;
 	const unsigned char *pkl_data, *data;
-	unsigned char *pkl_owned;
 	struct pt_desc desc;
 	char rest[PK_MAX_KEY + 8];
 	int64_t storage_bytes, storage_elems, end, need;
@@ -1302,13 +1347,14 @@ static int pt_load(struct pt_reader *z, struct tensor *t)
 	if (pkl->usize > PKL_MAX)
 		return fail(z->err, z->path, "data.pkl holds %llu bytes: too large for one tensor",
 			    (unsigned long long)pkl->usize);
-	if (zip_entry_bytes(z, pkl, pkl->usize, &pkl_data, &pkl_owned))
+	if (zip_entry_bytes(z, pkl, pkl->usize, &pkl_data, &z->pkl_owned))
 		return -1;
 	if (crc32(0, pkl_data, (uInt)pkl->usize) != pkl->crc)
 		rc = fail(z->err, z->path, "data.pkl fails its CRC check");
 	else
 		rc = pt_run_pickle(z, t, pkl_data, (size_t)pkl->usize, &desc);
-	free(pkl_owned);
+	free(z->pkl_owned);
+	z->pkl_owned = NULL;
 	if (rc || pt_byteorder(z, &big))
 		return -1;
 
@@ -1348,18 +1394,14 @@ static int pt_load(struct pt_reader *z, struct tensor *t)
 	return 0;
 }
 
-static int pt_open(struct tensor *t, const char *path, struct strbuf *err)
+/* z: zeroed, released by the caller (also after a fault) */
+static int pt_open(struct tensor *t, const char *path, struct strbuf *err, struct pt_reader *z)
 {
-	struct pt_reader z;
-	int rc;
-	memset(&z, 0, sizeof(z));
-	z.path = path;
-	z.err = err;
-	z.file = t->map;
-	z.size = t->map_len;
-	rc = pt_load(&z, t);
-	free(z.entries);
-	return rc;
+	z->path = path;
+	z->err = err;
+	z->file = t->map;
+	z->size = t->map_len;
+	return pt_load(z, t);
 }
 
 /* ------------------------------------------------------------------ */
@@ -1577,64 +1619,278 @@ static int npy_open(struct tensor *t, const char *path, struct strbuf *err)
 /* ------------------------------------------------------------------ */
 /* Opening and closing                                                 */
 
-static int map_file(struct tensor *t, const char *path, struct strbuf *err)
+static int not_regular(struct strbuf *err, const char *path, mode_t mode)
 {
-	struct stat st;
-	void *map;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	return fail(err, path, "not a regular file (%s): only regular files are read as tensors", file_kind_name(mode));
+}
+
+/*
+ * A descriptor of the regular file rel (in the folder dirfd, or AT_FDCWD):
+ * its type looked at before it is opened (in st already when looked_at),
+ * so that nothing else is opened at all, then opened without blocking (a
+ * FIFO put in its place meanwhile must not hang the open) and looked at
+ * again on the descriptor, then made blocking again.  nofollow: a symbolic
+ * link is not followed (and refused).  -1 with the message about path.
+ */
+static int open_regular(int dirfd, const char *rel, bool nofollow, bool looked_at, const char *path,
+			struct stat *st, struct strbuf *err)
+{
+	int fd;
+	if (!looked_at && fstatat(dirfd, rel, st, nofollow ? AT_SYMLINK_NOFOLLOW : 0))
 		return fail(err, path, "%s", strerror(errno));
-	if (fstat(fd, &st)) {
+	if (!S_ISREG(st->st_mode))
+		return not_regular(err, path, st->st_mode);
+	if (st->st_size == 0) /* not opened either: /proc/self/mem and its kind say 0 */
+		return fail(err, path, "empty file: not a tensor");
+	fd = openat(dirfd, rel, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK | (nofollow ? O_NOFOLLOW : 0));
+	if (fd < 0)
+		return fail(err, path, "%s", errno == ELOOP ? "a symbolic link put in the file's place" : strerror(errno));
+	if (fstat(fd, st)) {
 		int e = errno;
 		close(fd);
 		return fail(err, path, "%s", strerror(e));
 	}
-	if (!S_ISREG(st.st_mode)) {
+	if (!S_ISREG(st->st_mode)) {
 		close(fd);
-		return fail(err, path, "not a regular file");
+		return not_regular(err, path, st->st_mode);
 	}
-	if (st.st_size == 0) {
+	/* of the flags F_SETFL changes, only O_NONBLOCK was set */
+	if (fcntl(fd, F_SETFL, 0) < 0) {
+		int e = errno;
+		close(fd);
+		return fail(err, path, "%s", strerror(e));
+	}
+	return fd;
+}
+
+/* Map the regular file fd (its stat in st); fd is the tensor's from here on, or closed. */
+static int map_fd(struct tensor *t, int fd, const struct stat *st, const char *path, struct strbuf *err)
+{
+	void *map;
+	if (st->st_size == 0) {
 		close(fd);
 		return fail(err, path, "empty file: not a tensor");
 	}
-	if ((uint64_t)st.st_size > SIZE_MAX) {
+	if ((uint64_t)st->st_size > SIZE_MAX) {
 		close(fd);
 		return fail(err, path, "too large to map");
 	}
-	map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	map = mmap(NULL, (size_t)st->st_size, PROT_READ, MAP_PRIVATE, fd, 0);
 	if (map == MAP_FAILED) {
 		int e = errno;
 		close(fd);
 		return fail(err, path, "cannot map: %s", strerror(e));
 	}
 	t->map = map;
-	t->map_len = (size_t)st.st_size;
+	t->map_len = (size_t)st->st_size;
 	t->fd = fd;
 	return 0;
 }
 
-int tensor_open(struct tensor *t, const char *path, struct strbuf *err)
+/* ---- faults of the mapping (tensor_guard) ---- */
+
+static _Thread_local struct tensor_guard *guard_top;
+static struct sigaction guard_previous;
+static pthread_once_t guard_once = PTHREAD_ONCE_INIT;
+
+static void guard_on_sigbus(int sig, siginfo_t *si, void *context)
 {
-	const unsigned char *f;
-	int rc;
-	memset(t, 0, sizeof(*t));
-	if (map_file(t, path, err))
-		return -1;
-	f = t->map;
+	struct tensor_guard *g = guard_top;
+	(void)context;
+	if (g && si->si_code > 0) {
+		/* a fault (not a kill) under a guard: back to its sigsetjmp */
+		g->addr = si->si_addr;
+		guard_top = g->outer;
+		siglongjmp(g->jump, 1);
+	}
+	/* not ours: whatever handled it before, the faulting read done again (or the signal raised again) */
+	sigaction(SIGBUS, &guard_previous, NULL);
+	if (si->si_code <= 0)
+		raise(sig);
+}
+
+static void guard_install(void)
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = guard_on_sigbus;
+	/* SA_NODEFER: the jump out of the handler leaves SIGBUS unblocked, so sigsetjmp need not save the mask */
+	sa.sa_flags = SA_SIGINFO | SA_NODEFER;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGBUS, &sa, &guard_previous);
+}
+
+void tensor_guard_begin(struct tensor_guard *g)
+{
+	pthread_once(&guard_once, guard_install);
+	g->addr = NULL;
+	g->outer = guard_top;
+	guard_top = g;
+}
+
+void tensor_guard_end(struct tensor_guard *g)
+{
+	if (guard_top == g)
+		guard_top = g->outer;
+}
+
+bool tensor_fault_message(const struct tensor *t, const void *addr, struct strbuf *err)
+{
+	const unsigned char *p = addr, *map = t->map;
+	if (!map || p < map || p >= map + t->map_len)
+		return false;
+	strbuf_addf(err, "%s: the file shrank while it was read (a fault at byte %zu of the %zu it had when it was opened)",
+		    t->path ? t->path : "a tensor file", (size_t)(p - map), t->map_len);
+	return true;
+}
+
+/* The format by the first bytes, and its reader; z is pt_open's, released by the caller. */
+static int read_format(struct tensor *t, const char *path, struct strbuf *err, struct pt_reader *z)
+{
+	const unsigned char *f = t->map;
 	if (t->map_len >= 6 && !memcmp(f, "\x93NUMPY", 6))
-		rc = npy_open(t, path, err);
-	else if (t->map_len >= 4 && f[0] == 'P' && f[1] == 'K' &&
-		 ((f[2] == 3 && f[3] == 4) || (f[2] == 5 && f[3] == 6)))
-		rc = pt_open(t, path, err);
-	else if (t->map_len >= 2 && f[0] == 0x80 && f[1] >= 2 && f[1] <= 5)
-		rc = fail(err, path, "a pickle, not a zip archive: torch.save's legacy format is not supported");
-	else
-		rc = fail(err, path, "neither a torch .pt (zip) nor a .npy file");
+		return npy_open(t, path, err);
+	if (t->map_len >= 4 && f[0] == 'P' && f[1] == 'K' && ((f[2] == 3 && f[3] == 4) || (f[2] == 5 && f[3] == 6)))
+		return pt_open(t, path, err, z);
+	if (t->map_len >= 2 && f[0] == 0x80 && f[1] >= 2 && f[1] <= 5)
+		return fail(err, path, "a pickle, not a zip archive: torch.save's legacy format is not supported");
+	return fail(err, path, "neither a torch .pt (zip) nor a .npy file");
+}
+
+/* The tensor of the regular file fd: mapped and read, a fault of the mapping caught. */
+static int open_fd(struct tensor *t, int fd, const struct stat *st, const char *path, struct strbuf *err)
+{
+	struct pt_reader *z;
+	struct tensor_guard g;
+	const size_t err_len = err->len;
+	volatile int rc = -1;
+
+	if (map_fd(t, fd, st, path, err))
+		return -1;
+	t->path = xstrdup(path);
+	z = xcalloc(1, sizeof(*z));
+	tensor_guard_begin(&g);
+	if (!sigsetjmp(g.jump, 0)) {
+		rc = read_format(t, path, err, z);
+	} else {
+		strbuf_setlen(err, err_len); /* whatever a message being written had got to */
+		if (!tensor_fault_message(t, g.addr, err))
+			fail(err, path, "a read faulted (SIGBUS) while the file was opened");
+		rc = -1;
+	}
+	tensor_guard_end(&g);
+	pt_reader_release(z);
+	free(z);
 	if (rc) {
 		tensor_close(t);
 		return -1;
 	}
 	return 0;
+}
+
+int tensor_open(struct tensor *t, const char *path, struct strbuf *err)
+{
+	struct stat st;
+	int fd;
+	memset(t, 0, sizeof(*t));
+	if ((fd = open_regular(AT_FDCWD, path, false, false, path, &st, err)) < 0)
+		return -1;
+	return open_fd(t, fd, &st, path, err);
+}
+
+/* Whether a relative name has a ".." component. */
+static bool has_dotdot(const char *name)
+{
+	for (const char *p = name; *p;) {
+		size_t n = strcspn(p, "/");
+		if (n == 2 && p[0] == '.' && p[1] == '.')
+			return true;
+		p += n;
+		p += strspn(p, "/");
+	}
+	return false;
+}
+
+/*
+ * The file path names, through links, inside the folder dir (also reached
+ * through links): both resolved, the file's below the folder's.  Its fd, or
+ * -1 with the message.
+ */
+static int open_resolved_inside(const char *dir, const char *path, struct stat *st, struct strbuf *err)
+{
+	char *real_dir = realpath(dir, NULL), *real = NULL;
+	size_t n;
+	int fd = -1;
+	if (!real_dir)
+		return fail(err, path, "its folder %s: %s", dir, strerror(errno));
+	if (!(real = realpath(path, NULL))) {
+		fail(err, path, "%s", strerror(errno));
+		goto out;
+	}
+	n = strlen(real_dir);
+	if (n == 1) /* the folder is "/" */
+		n = 0;
+	if (strncmp(real, real_dir, n) || real[n] != '/') {
+		fail(err, path, "resolves to %s, outside the tensor folder %s: only files inside the tensor folder are read",
+		     real, real_dir);
+		goto out;
+	}
+	/* real has no links left: one put in its place since is not followed */
+	fd = open_regular(AT_FDCWD, real, true, false, path, st, err);
+out:
+	free(real_dir);
+	free(real);
+	return fd;
+}
+
+int tensor_open_leaf(struct tensor *t, const char *path, const char *name, struct strbuf *err)
+{
+	struct strbuf dir = STRBUF_INIT;
+	const char *rel, *slash;
+	size_t plen = strlen(path), nlen = name ? strlen(name) : 0;
+	struct stat st;
+	int fd = -1;
+
+	memset(t, 0, sizeof(*t));
+	if (nlen && name[0] == '/')
+		return fail(err, path, "data_name \"%s\" is an absolute path: only files inside the tensor folder are read",
+			    name);
+	if (nlen && has_dotdot(name))
+		return fail(err, path, "data_name \"%s\" has a \"..\" component: only files inside the tensor folder are read",
+			    name);
+	if (nlen && plen >= nlen && !strcmp(path + plen - nlen, name) && (plen == nlen || path[plen - nlen - 1] == '/')) {
+		/* the folder is what comes before the name */
+		strbuf_add(&dir, path, plen - nlen);
+		rel = name;
+	} else {
+		/* no name, or another one than path's end: the file path's directory holds */
+		slash = strrchr(path, '/');
+		if (slash)
+			strbuf_add(&dir, path, (size_t)(slash - path) + 1);
+		rel = slash ? slash + 1 : path;
+		if (!*rel || !strcmp(rel, ".") || !strcmp(rel, "..")) {
+			strbuf_release(&dir);
+			return fail(err, path, "names a folder, not a file");
+		}
+	}
+	if (!dir.len)
+		strbuf_addstr(&dir, ".");
+
+	/*
+	 * rel is path's last component: the folder's own links are followed, rel's not.
+	 * A name in a folder of the tensor folder (whose components may be links), or a
+	 * link: both resolved, followed only to a file inside the folder.
+	 */
+	if (!strchr(rel, '/') && fstatat(AT_FDCWD, path, &st, AT_SYMLINK_NOFOLLOW))
+		fail(err, path, "%s", strerror(errno));
+	else if (strchr(rel, '/') || S_ISLNK(st.st_mode))
+		fd = open_resolved_inside(dir.buf, path, &st, err);
+	else
+		fd = open_regular(AT_FDCWD, path, true, true, path, &st, err);
+	strbuf_release(&dir);
+	if (fd < 0)
+		return -1;
+	return open_fd(t, fd, &st, path, err);
 }
 
 void tensor_close(struct tensor *t)
@@ -1646,6 +1902,7 @@ void tensor_close(struct tensor *t)
 		close(t->fd);
 	}
 	free(t->owned);
+	free(t->path);
 	memset(t, 0, sizeof(*t));
 }
 

@@ -33,6 +33,25 @@
  * tensor_open() fail with a message naming the file and what is wrong; it
  * never reads outside the file.
  *
+ * Files: only a regular file is opened; its type is checked before it is
+ * opened (and again on the descriptor, opened without blocking), so that a
+ * FIFO, a device or a directory named as a tensor is refused at once
+ * instead of blocking the reader.  tensor_open_leaf() also keeps a dump's
+ * data_name inside its tensor folder.
+ *
+ * Limits: a view may claim more elements than its storage holds only by
+ * repeating them (a zero stride, as torch's expand makes), and then at
+ * most TENSOR_MAX_REPEATED elements: the work of a comparison is bounded
+ * by the file's size, or by that number.  msprobe's numpy arithmetic
+ * materializes such a view, several copies of it at once.
+ *
+ * Faults: the file is mapped, and a file that shrinks while it is mapped
+ * (another process truncates it) turns a read of a page it no longer has
+ * into SIGBUS.  tensor_open() catches it (the open fails, "the file shrank
+ * while it was read"), and so does tmetric_compare_files() for the
+ * element loops; code of its own that reads a mapped tensor catches it
+ * with a tensor_guard (below).
+ *
  * Thread safety: a struct tensor is read-only after tensor_open(); any
  * number of threads may read it at once.
  */
@@ -42,7 +61,17 @@
 #include "dtype.h"
 #include "strbuf.h"
 
+#include <setjmp.h>
+
 #define TENSOR_MAX_DIMS 64
+
+/*
+ * The most elements a view that repeats its storage's elements may claim:
+ * 2^24 (16,777,216, a [4096, 4096] expand of a row of 4096).  A view that
+ * does not repeat holds at most as many elements as its storage, which
+ * the file holds.
+ */
+#define TENSOR_MAX_REPEATED ((int64_t)1 << 24)
 
 struct tensor {
 	enum dtype dtype;
@@ -61,11 +90,56 @@ struct tensor {
 	size_t map_len;
 	int fd;                            /* the mapped file, open while map is set */
 	unsigned char *owned;
+	char *path;                        /* as opened, for messages about faults */
 };
 
 /* 0, or -1 with "PATH: what is wrong" in err (t is then empty and needs no close). */
 int tensor_open(struct tensor *t, const char *path, struct strbuf *err);
+
+/*
+ * A dump leaf's tensor file: `path` (the record's "data") names the file
+ * `name` (its "data_name", NULL when it has none) in the dump's tensor
+ * folder, which is path without name at its end (without a name, or when
+ * path does not end in "/" + name: the directory part of path, and the
+ * name its last component).  Opened only when it lies inside that folder:
+ * a name that is not absolute and has no ".." component, whose file is a
+ * regular file there or a symbolic link that resolves to one inside the
+ * folder (the folder itself may be reached through links).  Anything else
+ * fails as tensor_open() does, with the reason ("data_name \"../z.pt\" has a
+ * \"..\" component: only files inside the tensor folder are read").
+ */
+int tensor_open_leaf(struct tensor *t, const char *path, const char *name, struct strbuf *err);
 void tensor_close(struct tensor *t);
+
+/*
+ * Catching a fault of the mapping (see "Faults" above), per thread:
+ *
+ *	struct tensor_guard g;
+ *	tensor_guard_begin(&g);
+ *	if (!sigsetjmp(g.jump, 0))
+ *		... read the tensors (nothing allocated here that only a local holds) ...
+ *	else
+ *		... g.addr faulted: tensor_fault_message() says which file ...
+ *	tensor_guard_end(&g);
+ *
+ * A SIGBUS raised while a guard is on jumps back to its sigsetjmp, with
+ * the faulting address in g.addr; guards nest.  A SIGBUS outside every
+ * guard (or sent by kill) goes to whatever handled it before, by default
+ * ending the process.  The jump leaves the code that faulted where it was:
+ * memory it allocated must be reachable from outside it (not only from its
+ * locals), and locals of the function that calls sigsetjmp must not be
+ * changed between it and the fault, unless volatile.
+ */
+struct tensor_guard {
+	sigjmp_buf jump;
+	const void *volatile addr;
+	struct tensor_guard *outer;
+};
+void tensor_guard_begin(struct tensor_guard *g);
+void tensor_guard_end(struct tensor_guard *g);
+
+/* After a fault at addr: whether it lies in t's mapping; if so "PATH: the file shrank ..." into err. */
+bool tensor_fault_message(const struct tensor *t, const void *addr, struct strbuf *err);
 
 /*
  * Elements [start, start + n) in row-major (C) order, as raw bytes in this

@@ -20,8 +20,6 @@
 
 #include <fcntl.h>
 #include <inttypes.h>
-#include <pthread.h>
-#include <signal.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -131,38 +129,21 @@ struct out {
 	struct strbuf *err;
 };
 
-/* open(O_EXCL) rather than mkstemp, so the file gets the mode torch.save's would (0666 minus umask). */
+/*
+ * A temporary name beside path that nobody can predict, created with O_EXCL
+ * and O_NOFOLLOW (partial.h), rather than mkstemp, so that the file gets the
+ * mode torch.save's would (0666 minus umask).
+ */
 static int out_open(struct out *o, const char *path, struct strbuf *err)
 {
-	static _Atomic unsigned long serial;
-
 	*o = (struct out){ .path = path, .tmp = STRBUF_INIT, .fd = -1, .err = err };
-	for (int tries = 0; tries < 100; tries++) {
-		strbuf_reset(&o->tmp);
-		strbuf_addf(&o->tmp, "%s.tmp%ld.%lu", path, (long)getpid(), serial++);
-		sigset_t stop, old;
-		int saved;
-		/* no signal between creating the file and registering it: it would be left behind */
-		sigemptyset(&stop);
-		sigaddset(&stop, SIGINT);
-		sigaddset(&stop, SIGTERM);
-		sigaddset(&stop, SIGHUP);
-		pthread_sigmask(SIG_BLOCK, &stop, &old);
-		o->fd = open(o->tmp.buf, O_WRONLY | O_CREAT | O_EXCL, 0666);
-		saved = errno;
-		if (o->fd >= 0)
-			o->part = partial_add(o->tmp.buf, path);
-		pthread_sigmask(SIG_SETMASK, &old, NULL);
-		errno = saved;
-		if (o->fd >= 0)
-			return 0;
-		if (errno != EEXIST)
-			break;
+	o->fd = partial_create(path, &o->part, err);
+	if (o->fd < 0) {
+		strbuf_release(&o->tmp);
+		return -1;
 	}
-	int saved = errno;
-	fail(err, path, "cannot create %s: %s", o->tmp.buf, strerror(saved));
-	strbuf_release(&o->tmp);
-	return -1;
+	strbuf_addstr(&o->tmp, partial_tmp_name(o->part));
+	return 0;
 }
 
 static int out_write(struct out *o, const void *data, size_t len)

@@ -12,6 +12,49 @@
 #define CHUNK 4096
 
 /*
+ * The memory of one comparison, allocated as its paths need it and freed
+ * at its end: it hangs from here rather than from the paths' locals, so
+ * that a fault of a file's mapping, which jumps out of the middle of a
+ * path (tmetric_compare_files()), leaks nothing.
+ */
+struct work {
+	void *raw[2];    /* per side: CHUNK elements of up to 16 bytes */
+	void *f64[2];    /* CHUNK doubles */
+	void *f32[2];    /* CHUNK floats */
+	void *block[2];  /* the one pass's blocks (BLOCK elements) */
+	XXH3_state_t *hash[2];
+};
+
+/* The buffer of a slot, allocated when first asked for (each slot is always asked for with one size). */
+static void *work_buffer(void **slot, size_t size)
+{
+	if (!*slot)
+		*slot = xmalloc(size);
+	return *slot;
+}
+
+/* Side i's hash state, reset. */
+static XXH3_state_t *work_hash(struct work *w, int i)
+{
+	if (!w->hash[i])
+		w->hash[i] = XXH3_createState();
+	XXH3_64bits_reset(w->hash[i]);
+	return w->hash[i];
+}
+
+static void work_release(struct work *w)
+{
+	for (int i = 0; i < 2; i++) {
+		free(w->raw[i]);
+		free(w->f64[i]);
+		free(w->f32[i]);
+		free(w->block[i]);
+		XXH3_freeState(w->hash[i]);
+	}
+	memset(w, 0, sizeof(*w));
+}
+
+/*
  * Loops that do not depend on order are also compiled for AVX2 and chosen
  * at run time (GCC's function multi-versioning, x86-64 Linux only).
  */
@@ -399,15 +442,13 @@ VECTOR_CLONES static void diff_f16(const unsigned char *pt, const unsigned char 
 }
 
 static void compare_bytes(const struct tensor *t, const struct tensor *g, const struct tm_band *band,
-			  struct tmetric *m)
+			  struct tmetric *m, struct work *w)
 {
 	unsigned size = dtype_info(t->dtype)->size;
-	unsigned char *bt = xmalloc((size_t)CHUNK * 16), *bg = xmalloc((size_t)CHUNK * 16);
-	XXH3_state_t *ht = XXH3_createState(), *hg = XXH3_createState();
+	unsigned char *bt = work_buffer(&w->raw[0], (size_t)CHUNK * 16), *bg = work_buffer(&w->raw[1], (size_t)CHUNK * 16);
+	XXH3_state_t *ht = work_hash(w, 0), *hg = work_hash(w, 1);
 	bool comparable = m->comparable;
 
-	XXH3_64bits_reset(ht);
-	XXH3_64bits_reset(hg);
 	for (int64_t at = 0; at < t->numel || (!comparable && at < g->numel); at += CHUNK) {
 		int64_t nt = t->numel - at, ng = g->numel - at;
 		nt = nt < 0 ? 0 : nt > CHUNK ? CHUNK : nt;
@@ -432,10 +473,6 @@ static void compare_bytes(const struct tensor *t, const struct tensor *g, const 
 	m->t_hash = XXH3_64bits_digest(ht);
 	m->g_hash = XXH3_64bits_digest(hg);
 	m->same = comparable && !m->ndiff;
-	XXH3_freeState(ht);
-	XXH3_freeState(hg);
-	free(bt);
-	free(bg);
 }
 
 /* ---- msprobe: 0-d tensors --------------------------------------------------- */
@@ -791,11 +828,13 @@ static void sums_to_cells(const struct sums *sp, const struct tensor *t, const s
 	set_number(m, TM_FIVE_THOUSANDTHS, round_decimals((double)s.below_5e3 / (double)t->numel, 12));
 }
 
-static void tensors(const struct tensor *t, const struct tensor *g, struct tmetric *m)
+static void tensors(const struct tensor *t, const struct tensor *g, struct tmetric *m, struct work *w)
 {
 	bool f32 = works_in_float32(t->dtype, g->dtype);
-	double *a64 = f32 ? NULL : xmalloc(CHUNK * sizeof(double)), *b64 = f32 ? NULL : xmalloc(CHUNK * sizeof(double));
-	float *a32 = f32 ? xmalloc(CHUNK * sizeof(float)) : NULL, *b32 = f32 ? xmalloc(CHUNK * sizeof(float)) : NULL;
+	double *a64 = f32 ? NULL : work_buffer(&w->f64[0], CHUNK * sizeof(double));
+	double *b64 = f32 ? NULL : work_buffer(&w->f64[1], CHUNK * sizeof(double));
+	float *a32 = f32 ? work_buffer(&w->f32[0], CHUNK * sizeof(float)) : NULL;
+	float *b32 = f32 ? work_buffer(&w->f32[1], CHUNK * sizeof(float)) : NULL;
 	struct sums s = { 0 };
 
 	for (int64_t at = 0; at < t->numel && !s.position_mismatch; at += CHUNK) {
@@ -814,10 +853,6 @@ static void tensors(const struct tensor *t, const struct tensor *g, struct tmetr
 			accumulate_f64(a64, b64, n, &s);
 		}
 	}
-	free(a64);
-	free(b64);
-	free(a32);
-	free(b32);
 	sums_to_cells(&s, t, g, m);
 }
 
@@ -1243,14 +1278,10 @@ struct side {
 	int64_t block_at, block_n;
 };
 
-static void side_open(struct side *sd, const struct tensor *t, size_t size)
+/* block: the work's slot for this side's blocks */
+static void side_open(struct side *sd, const struct tensor *t, size_t size, void **block)
 {
-	*sd = (struct side){ .t = t, .size = size, .block = xmalloc(BLOCK * size) };
-}
-
-static void side_close(struct side *sd)
-{
-	free(sd->block);
+	*sd = (struct side){ .t = t, .size = size, .block = work_buffer(block, BLOCK * size) };
 }
 
 /* Elements [at, at + n) of one side, n <= CHUNK; valid until the next call. */
@@ -1262,8 +1293,7 @@ static const unsigned char *side_chunk(struct side *sd, int64_t at, int64_t n)
 	if (at < sd->block_at || at + n > sd->block_at + sd->block_n) {
 		int64_t want = sd->t->numel - at < BLOCK ? sd->t->numel - at : BLOCK;
 		if (!tensor_copy_plain(sd->t, at, want, sd->block)) {
-			free(sd->block); /* not in the file as it is, or it shrank: in place from here on */
-			sd->block = NULL;
+			sd->block = NULL; /* not in the file as it is, or it shrank: in place from here on */
 			return in_place;
 		}
 		sd->block_at = at;
@@ -1277,20 +1307,18 @@ static const unsigned char *side_chunk(struct side *sd, int64_t at, int64_t n)
  * hashes are taken: identical tensors need no arithmetic.  At the first
  * chunk that differs, the sums catch up on the chunks before it.
  */
-static void one_pass(const struct tensor *t, const struct tensor *g, struct tmetric *m)
+static void one_pass(const struct tensor *t, const struct tensor *g, struct tmetric *m, struct work *w)
 {
 	bool bf16 = t->dtype == DT_BFLOAT16;
 	size_t size = bf16 ? 2 : 4;
-	float *buf_t = xmalloc(CHUNK * sizeof(float)), *buf_g = xmalloc(CHUNK * sizeof(float));
-	XXH3_state_t *ht = XXH3_createState(), *hg = XXH3_createState();
+	float *buf_t = work_buffer(&w->f32[0], CHUNK * sizeof(float)), *buf_g = work_buffer(&w->f32[1], CHUNK * sizeof(float));
+	XXH3_state_t *ht = work_hash(w, 0), *hg = work_hash(w, 1);
 	struct side st, sg;
 	struct sums s = { 0 };
 	int64_t summed = 0; /* elements [0, summed) are in s */
 
-	side_open(&st, t, size);
-	side_open(&sg, g, size);
-	XXH3_64bits_reset(ht);
-	XXH3_64bits_reset(hg);
+	side_open(&st, t, size, &w->block[0]);
+	side_open(&sg, g, size, &w->block[1]);
 	for (int64_t at = 0; at < t->numel; at += CHUNK) {
 		int64_t n = t->numel - at < CHUNK ? t->numel - at : CHUNK;
 		const unsigned char *pt = side_chunk(&st, at, n), *pg = side_chunk(&sg, at, n);
@@ -1309,17 +1337,12 @@ static void one_pass(const struct tensor *t, const struct tensor *g, struct tmet
 	m->t_hash = XXH3_64bits_digest(ht);
 	m->g_hash = XXH3_64bits_digest(hg);
 	m->same = !m->ndiff;
-	XXH3_freeState(ht);
-	XXH3_freeState(hg);
-	side_close(&st);
-	side_close(&sg);
-	free(buf_t);
-	free(buf_g);
 	if (!identical_shortcut(t, m))
 		sums_to_cells(&s, t, g, m);
 }
 
-void tmetric_compare(const struct tensor *t, const struct tensor *g, const struct tm_band *band, struct tmetric *m)
+static void compare(const struct tensor *t, const struct tensor *g, const struct tm_band *band, struct tmetric *m,
+		    struct work *w)
 {
 	int64_t st[TENSOR_MAX_DIMS], sg[TENSOR_MAX_DIMS];
 	int nt, ng;
@@ -1334,10 +1357,10 @@ void tmetric_compare(const struct tensor *t, const struct tensor *g, const struc
 	if (m->comparable)
 		m->max_abs = 0;
 	if (one_pass_applies(t, g, band, m)) {
-		one_pass(t, g, m);
+		one_pass(t, g, m, w);
 		return;
 	}
-	compare_bytes(t, g, band, m);
+	compare_bytes(t, g, band, m, w);
 
 	if (t->numel == 0) {
 		fill_cells(m, "unsupported");
@@ -1357,5 +1380,37 @@ void tmetric_compare(const struct tensor *t, const struct tensor *g, const struc
 	}
 	if (identical_shortcut(t, m))
 		return;
-	tensors(t, g, m);
+	tensors(t, g, m, w);
+}
+
+int tmetric_compare_files(const struct tensor *t, const struct tensor *g, const struct tm_band *band,
+			  struct tmetric *m, struct strbuf *err)
+{
+	struct work *w = xcalloc(1, sizeof(*w)); /* set before sigsetjmp, and not after: valid after the jump */
+	struct tensor_guard guard;
+	volatile int rc = 0;
+
+	tensor_guard_begin(&guard);
+	if (!sigsetjmp(guard.jump, 0)) {
+		compare(t, g, band, m, w);
+	} else {
+		struct strbuf why = STRBUF_INIT;
+		if (!tensor_fault_message(t, guard.addr, &why) && !tensor_fault_message(g, guard.addr, &why))
+			strbuf_addstr(&why, "a read of the tensors faulted (SIGBUS)");
+		tmetric_unsupported(m, "");
+		snprintf(m->notes, sizeof(m->notes), "%s", why.buf);
+		if (err)
+			strbuf_addbuf(err, &why);
+		strbuf_release(&why);
+		rc = -1;
+	}
+	tensor_guard_end(&guard);
+	work_release(w);
+	free(w);
+	return rc;
+}
+
+void tmetric_compare(const struct tensor *t, const struct tensor *g, const struct tm_band *band, struct tmetric *m)
+{
+	tmetric_compare_files(t, g, band, m, NULL);
 }

@@ -79,7 +79,17 @@ void tmetric_unsupported(struct tmetric *m, const char *note);
  */
 enum tm_kernel { TM_KERNEL_BEST, TM_KERNEL_AVX2, TM_KERNEL_PLAIN };
 void tmetric_kernel(enum tm_kernel k);
-/* Compare target t with golden g (both open); band may be NULL (bitwise). */
+/*
+ * Compare target t with golden g (both open); band may be NULL (bitwise).
+ * A file that shrinks while its mapping is read (tensor.h, "Faults") does
+ * not end the process: tmetric_compare_files() returns -1 with "PATH: the
+ * file shrank while it was read ..." added to err (when not NULL), and m
+ * holds msprobe's "unsupported" cells with that note; it frees all it
+ * allocated.  Each thread may compare at once (the guard is per thread).
+ * tmetric_compare() is the same without the return value.
+ */
+int tmetric_compare_files(const struct tensor *t, const struct tensor *g, const struct tm_band *band,
+			  struct tmetric *m, struct strbuf *err);
 void tmetric_compare(const struct tensor *t, const struct tensor *g, const struct tm_band *band, struct tmetric *m);
 
 #endif

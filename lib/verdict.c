@@ -173,8 +173,17 @@ void verdict_tensor(struct verdict_result *out, const struct tmetric *tm, const 
 			out->verdict = VERDICT_UNREADABLE;
 		return;
 	}
-	if (!tm->comparable)
-		return; /* dtype or shape differ: already said */
+	if (!tm->comparable) {
+		/* the files' dtypes or shapes differ: the leaves' do too, and say it, or the files are a difference of their own */
+		if (!(out->differs & (1u << LF_DTYPE | 1u << LF_SHAPE))) {
+			out->differs |= 1u << LF_DATA;
+			if (out->reason.len)
+				strbuf_addstr(&out->reason, "; ");
+			strbuf_addstr(&out->reason, "tensor: the two files differ in dtype or shape");
+			out->verdict = VERDICT_DIFF;
+		}
+		return;
+	}
 	/* the elements decide for the statistics computed from them */
 	out->within_band |= out->differs & stats;
 	out->differs &= ~stats;
@@ -198,4 +207,113 @@ void verdict_tensor(struct verdict_result *out, const struct tmetric *tm, const 
 		}
 	}
 	out->verdict = out->differs ? VERDICT_DIFF : VERDICT_SAME;
+}
+
+/* ---- what a tensor file holds against what its dump says -------------------- */
+
+/* c as a lowercase letter (ASCII). */
+static int lower(int c)
+{
+	return c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c;
+}
+
+/*
+ * A dump's dtype as ours: torch's "torch.float32", numpy's "float32", or
+ * MindSpore's "Float32", "BFloat16", "Float8E4M3FN" (numpy's name in other
+ * letters and without its underscores); -1 for one probe does not know
+ * ("torch_npu.HiFloat8Tensor", "<class 'int'>").
+ */
+static int declared_dtype(const char *s, size_t n)
+{
+	int d = dtype_from_torch(s, n);
+	if (d >= 0)
+		return d;
+	for (d = 0; d < DT_COUNT; d++) {
+		const char *w = dtype_info((enum dtype)d)->name;
+		size_t i = 0;
+		for (; *w && i < n; w++) {
+			if (*w == '_')
+				continue;
+			if (lower((unsigned char)s[i]) != *w)
+				break;
+			i++;
+		}
+		if (!*w && i == n)
+			return d;
+	}
+	return -1;
+}
+
+/* A JSON array of non-negative integers, as the dump's shape is: [4, 4], [] (at most TENSOR_MAX_DIMS). */
+static bool declared_shape(const struct span *sp, int64_t *dims, int *ndim)
+{
+	const char *p = sp->p, *end = sp->p + sp->n;
+	*ndim = 0;
+	if (sp->kind != SPAN_ARRAY || p == end || *p++ != '[')
+		return false;
+	for (;;) {
+		int64_t v = 0;
+		bool digits = false;
+		while (p < end && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r'))
+			p++;
+		if (p < end && *p == ']' && !*ndim)
+			return p + 1 == end;
+		while (p < end && *p >= '0' && *p <= '9') {
+			if (v > (INT64_MAX - (*p - '0')) / 10)
+				return false;
+			v = v * 10 + (*p++ - '0');
+			digits = true;
+		}
+		if (!digits || *ndim >= TENSOR_MAX_DIMS)
+			return false;
+		dims[(*ndim)++] = v;
+		while (p < end && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r'))
+			p++;
+		if (p < end && *p == ']')
+			return p + 1 == end;
+		if (p >= end || *p++ != ',')
+			return false;
+	}
+}
+
+static void add_shape(struct strbuf *out, const int64_t *dims, int ndim)
+{
+	strbuf_addch(out, '[');
+	for (int i = 0; i < ndim; i++)
+		strbuf_addf(out, "%s%lld", i ? ", " : "", (long long)dims[i]);
+	strbuf_addch(out, ']');
+}
+
+int verdict_tensor_declared(const struct leafrec *r, const struct tensor *t, const char *path, struct strbuf *why)
+{
+	const struct span *ds = &r->f[LF_DTYPE], *ss = &r->f[LF_SHAPE];
+	struct strbuf dtype = STRBUF_INIT;
+	int64_t dims[TENSOR_MAX_DIMS];
+	int ndim = 0, d = -1;
+	bool dtype_ok = true, shape_ok = true, parsed = false, has_shape = ss->kind != SPAN_NONE && ss->kind != SPAN_NULL;
+
+	if (ds->kind == SPAN_STRING && span_string(ds, &dtype) == 0 && (d = declared_dtype(dtype.buf, dtype.len)) >= 0)
+		/* numpy has no bfloat16 nor float8: MindSpore saves those as float32 .npy */
+		dtype_ok = (enum dtype)d == t->dtype ||
+			   (t->format == TENSOR_NPY && t->dtype == DT_FLOAT32 &&
+			    (d == DT_BFLOAT16 || d == DT_FLOAT8_E4M3FN || d == DT_FLOAT8_E5M2));
+	if (has_shape) {
+		parsed = declared_shape(ss, dims, &ndim);
+		shape_ok = parsed && ndim == t->ndim && !memcmp(dims, t->shape, sizeof(dims[0]) * (size_t)ndim);
+	}
+	if (dtype_ok && shape_ok) {
+		strbuf_release(&dtype);
+		return 0;
+	}
+	strbuf_addf(why, "%s: the file holds %s ", path, dtype_info(t->dtype)->name);
+	add_shape(why, t->shape, t->ndim);
+	strbuf_addstr(why, ", the dump says ");
+	if (ds->kind == SPAN_STRING)
+		strbuf_addf(why, "%s%s", dtype.buf, has_shape ? " " : "");
+	if (has_shape && parsed)
+		add_shape(why, dims, ndim);
+	else if (has_shape)
+		strbuf_addf(why, "the shape %.*s", (int)ss->n, ss->p);
+	strbuf_release(&dtype);
+	return -1;
 }

@@ -49,9 +49,25 @@ const char *verdict_name(enum verdict v);
  * computed from them: elements that differ beyond the band make the pair
  * "diff" (field "data"), and statistics that differ only because of
  * elements within the band do not.  A pair whose files could not be read
- * is "unreadable" unless it already differs.
+ * is "unreadable" unless it already differs.  Two files of different
+ * dtypes or shapes (tm->comparable false) are a difference, "diff", when
+ * the leaves do not already differ in dtype or shape: a pair whose
+ * elements could not be compared one by one is never "same".
  */
 void verdict_tensor(struct verdict_result *out, const struct tmetric *tm, const char *problem);
+
+/*
+ * Whether the tensor file t (named path) holds what the leaf r, its entry
+ * in its own dump.json, says: the same dtype and shape.  A dtype probe does
+ * not know (or none) is not checked, nor a shape the leaf does not have; a
+ * .npy of float32 where the dump says bfloat16 or a float8 type is what
+ * MindSpore saves (numpy has neither).  0, or -1 with "PATH: the file holds
+ * float16 [0], the dump says torch.float32 [4, 4]" added to why.  A file
+ * that is not what its dump says cannot stand for the leaf: its pair is
+ * "unreadable" (the dump's own statistics describe another tensor), unless
+ * the leaves already differ.
+ */
+int verdict_tensor_declared(const struct leafrec *r, const struct tensor *t, const char *path, struct strbuf *why);
 
 /*
  * For people (probe-first --format text): each field of `differs` (bits

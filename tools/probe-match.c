@@ -9,6 +9,7 @@
 #include "../lib/opt.h"
 #include "../lib/output.h"
 #include "../lib/progress.h"
+#include "../lib/textesc.h"
 
 #include <unistd.h>
 
@@ -156,6 +157,7 @@ int main(int argc, char **argv)
 			(unsigned long long)s->golden_only, (unsigned long long)s->gated);
 		strbuf_reset(&out);
 		matcher_explain(m, &out);
+		text_escape_tail(&out, 0, TEXT_KEEP_NL | TEXT_KEEP_TAB); /* names from the dumps, for a terminal */
 		fputs(out.buf, stderr);
 	}
 	line_reader_close(&lr);

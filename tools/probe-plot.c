@@ -89,28 +89,31 @@ static bool has_suffix(const char *s, const char *suffix)
 	return n >= k && !strcasecmp(s + n - k, suffix);
 }
 
-/* The picture into path, through path.partial (lib/partial.h): a failed or interrupted run leaves neither. */
+/*
+ * The picture into path, through a temporary file beside it (lib/partial.h:
+ * a name of its own, never a file or link planted there): a failed or
+ * interrupted run leaves neither.
+ */
 static void write_file(const char *path, const struct strbuf *doc)
 {
-	struct strbuf tmp = STRBUF_INIT, err = STRBUF_INIT;
+	struct strbuf err = STRBUF_INIT;
 	struct partial *part;
 	bool written;
 	FILE *f;
-	strbuf_addf(&tmp, "%s.partial", path);
 	partial_init();
-	part = partial_add(tmp.buf, path);
+	f = partial_fopen(path, &part, &err);
 	errno = 0;
-	f = fopen(tmp.buf, "w");
 	written = f && fwrite(doc->buf, 1, doc->len, f) == doc->len && !fflush(f) && !ferror(f);
 	if (f && fclose(f))
 		written = false;
+	if (!f)
+		die("%s", err.buf);
 	if (!written) {
 		errno = errno ? errno : EIO;
-		die_errno("cannot write %s", tmp.buf);
+		die_errno("cannot write %s", path);
 	}
 	if (partial_commit(part, &err) < 0)
 		die("%s", err.buf);
-	strbuf_release(&tmp);
 	strbuf_release(&err);
 }
 

@@ -118,6 +118,9 @@ static void check_tensor(const struct tensor *t, uint64_t seed)
 			   "the view ends beyond the file (element %llu of %llu bytes, at %td of %zu)",
 			   (unsigned long long)last, (unsigned long long)size,
 			   t->data - (const unsigned char *)t->map, t->map_len);
+		/* the work is bounded: more elements than the file holds only by repeating at most TENSOR_MAX_REPEATED */
+		FUZZ_CHECK(t->numel <= TENSOR_MAX_REPEATED || (uint64_t)t->numel <= t->map_len / size,
+			   "a view of %lld elements in a file of %zu bytes", (long long)t->numel, t->map_len);
 	}
 	if (t->numel <= WINDOW) {
 		check_window(t, 0, t->numel);

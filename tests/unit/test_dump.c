@@ -211,6 +211,75 @@ static void test_oddities(void)
 	dump_reader_release(&d);
 }
 
+/* Leaves of a dump read with an entry limit of `limit` bytes, or "error: ..." after them. */
+static int limited(const char *json, size_t limit, struct strbuf *err)
+{
+	struct dump_reader d;
+	int n = 0;
+	write_file(json);
+	dump_reader_init(&d, path);
+	d.max_entry_bytes = limit;
+	strbuf_reset(err);
+	if (dump_read(&d, count_leaves, &n) < 0)
+		strbuf_addstr(err, d.err.buf + strlen(path) + 1);
+	dump_reader_release(&d);
+	return n;
+}
+
+/* An entry "NAME" of n scalar leaves in its output list. */
+static void scalar_entry(struct strbuf *sb, const char *name, int n)
+{
+	strbuf_addf(sb, "\"%s\":{\"output\":[", name);
+	for (int i = 0; i < n; i++)
+		strbuf_addf(sb, "%s{\"type\":\"int\",\"value\":%d}", i ? "," : "", i % 10);
+	strbuf_addstr(sb, "]}");
+}
+
+static void test_entry_limit(void)
+{
+	struct strbuf json = STRBUF_INIT, err = STRBUF_INIT;
+	int n;
+
+	/* 1000 scalar leaves take about 360 KB: under 1 MiB, and over 64 KiB */
+	strbuf_addstr(&json, HEAD "{");
+	scalar_entry(&json, "Torch.a.0.forward", 1000);
+	strbuf_addstr(&json, ",");
+	scalar_entry(&json, "Torch.b.0.forward", 1000);
+	strbuf_addstr(&json, "}}");
+	n = limited(json.buf, (size_t)1 << 20, &err);
+	ok(n == 2000 && !err.len, "two entries each under the limit, together over it: read (memory is per entry): %d %s",
+	   n, err.buf);
+	n = limited(json.buf, (size_t)64 << 10, &err);
+	ok(n == 0 && strstr(err.buf, "1:87: entry \"Torch.a.0.forward\" is too large: it takes more than 64 KiB") &&
+		   strstr(err.buf, "one entry may take at most 64 KiB"),
+	   "an entry over the limit: an error at its name, with the limit: %s", err.buf);
+
+	/* the tree fits, its rows do not: the rows count too (3002 values: the entry, its output, the leaves) */
+	n = limited(json.buf, (size_t)300 << 10, &err);
+	ok(n == 0 && strstr(err.buf, "is too large") && strstr(err.buf, "(3002 values read)"),
+	   "the whole tree read, its rows over the limit: %s", err.buf);
+
+	/* the leaves of the entries before a too large one come out first */
+	strbuf_reset(&json);
+	strbuf_addstr(&json, HEAD "{");
+	scalar_entry(&json, "Torch.a.0.forward", 10);
+	strbuf_addstr(&json, ",");
+	scalar_entry(&json, "Torch.b.0.forward", 100000);
+	strbuf_addstr(&json, "}}");
+	n = limited(json.buf, (size_t)1 << 20, &err);
+	ok(n == 10 && strstr(err.buf, "entry \"Torch.b.0.forward\" is too large: it takes more than 1 MiB"),
+	   "an entry of 100000 leaves under a limit of 1 MiB: the 10 leaves before it, then the error: %d %s", n,
+	   err.buf);
+	ok(strstr(err.buf, "values read)") && !strstr(err.buf, "(300001 values read)"),
+	   "... which stops the reading before the entry's end: %s", err.buf);
+
+	/* the default */
+	n = limited(json.buf, 0, &err);
+	ok(n == 100010 && !err.len, "the default limit (%zu MiB) holds it", DUMP_MAX_ENTRY_BYTES >> 20);
+	strbuf_release(&json);
+	strbuf_release(&err);
+}
+
 int main(void)
 {
 	snprintf(path, sizeof(path), "/tmp/probe-test-dump-%d.json", (int)getpid());
@@ -219,6 +288,7 @@ int main(void)
 	test_errors();
 	test_header_after_data();
 	test_oddities();
+	test_entry_limit();
 	unlink(path);
 	return done_testing();
 }

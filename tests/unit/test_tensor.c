@@ -8,10 +8,17 @@
  */
 #include "tap.h"
 #include "../../lib/tensor.h"
+#include "../../lib/tensorw.h"
+#include "../../lib/tmetric.h"
 #include "../../lib/xalloc.h"
 
+#include <fcntl.h>
 #include <math.h>
+#include <pthread.h>
+#include <signal.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -564,19 +571,237 @@ static void check_system_errors(void)
 	struct tensor t;
 	struct strbuf err = STRBUF_INIT;
 	char path[128];
+	int rc;
+	/* each call before the ok() that prints its message: err.buf moves as the message grows */
 	snprintf(path, sizeof(path), "%s/no-such-file.pt", tmpdir);
-	ok(tensor_open(&t, path, &err) == -1 && strstr(err.buf, "no-such-file.pt: No such file"),
-	   "a missing file is an error: %s", err.buf);
+	rc = tensor_open(&t, path, &err);
+	ok(rc == -1 && strstr(err.buf, "no-such-file.pt: No such file"), "a missing file is an error: %s", err.buf);
 	strbuf_reset(&err);
-	ok(tensor_open(&t, tmpdir, &err) == -1 && strstr(err.buf, ": not a regular file"),
-	   "a directory is an error: %s", err.buf);
+	rc = tensor_open(&t, tmpdir, &err);
+	ok(rc == -1 && strstr(err.buf, ": not a regular file (a directory)"), "a directory is an error: %s", err.buf);
 	strbuf_reset(&err);
 	snprintf(path, sizeof(path), "%s/empty", tmpdir);
 	spit(path, "", 0);
-	ok(tensor_open(&t, path, &err) == -1 && strstr(err.buf, "empty: empty file"), "an empty file is an error: %s",
-	   err.buf);
+	rc = tensor_open(&t, path, &err);
+	ok(rc == -1 && strstr(err.buf, "empty: empty file"), "an empty file is an error: %s", err.buf);
+	strbuf_reset(&err);
+	snprintf(path, sizeof(path), "%s/fifo", tmpdir);
+	if (mkfifo(path, 0600) == 0) {
+		/* no writer: an open for reading would wait for ever */
+		rc = tensor_open(&t, path, &err);
+		ok(rc == -1 && strstr(err.buf, "fifo: not a regular file (a FIFO)"), "a FIFO is refused, not waited on: %s",
+		   err.buf);
+		unlink(path);
+	}
 	tensor_close(NULL);
 	strbuf_release(&err);
+}
+
+/*
+ * Files that shrink while they are mapped (another process truncates them):
+ * the comparison's reads of the pages they no longer have fault (SIGBUS),
+ * which tmetric_compare_files() turns into an error naming the file, in
+ * each thread on its own, with nothing leaked (the ASan build checks).
+ */
+#define FAULT_N 1000000
+
+struct fault_case {
+	const char *what;
+	enum dtype dtype;
+	bool strided;          /* a transposed view: the gathering loops */
+	bool golden_shrinks;   /* the golden file, not the target */
+	char t_path[128], g_path[128];
+	int rc;
+	struct strbuf err;
+	struct tmetric m;
+};
+
+static void write_fault_file(const char *path, enum dtype d, bool strided, unsigned seed)
+{
+	size_t size = dtype_info(d)->size;
+	unsigned char *data = xmalloc(FAULT_N * size);
+	int64_t shape[2] = { 1000, 1000 }, stride[2] = { 1, 1000 };
+	struct tensor_src src = { .dtype = d, .storage = data, .storage_numel = FAULT_N, .ndim = 2, .shape = shape,
+				  .stride = strided ? stride : NULL };
+	struct pt_options opt = { PT_TORCH1, false, false };
+	struct strbuf err = STRBUF_INIT;
+	for (size_t i = 0; i < FAULT_N * size; i++)
+		data[i] = (unsigned char)((i * 131 + seed) >> 3);
+	if (tensor_write_pt(path, &src, &opt, &err))
+		diag("%s", err.buf);
+	free(data);
+	strbuf_release(&err);
+}
+
+static void *compare_shrinking(void *arg)
+{
+	struct fault_case *c = arg;
+	struct tensor t, g;
+	struct strbuf err = STRBUF_INIT;
+	c->rc = 1;
+	if (tensor_open(&t, c->t_path, &err) || tensor_open(&g, c->g_path, &err)) {
+		strbuf_addbuf(&c->err, &err);
+		strbuf_release(&err);
+		return NULL;
+	}
+	/* the structure is read, the elements not yet: the file loses all but its first page */
+	if (truncate(c->golden_shrinks ? c->g_path : c->t_path, 4096) == 0)
+		c->rc = tmetric_compare_files(&t, &g, NULL, &c->m, &c->err);
+	tensor_close(&t);
+	tensor_close(&g);
+	strbuf_release(&err);
+	return NULL;
+}
+
+/* Truncate the file to a page as soon as it is mapped (it shows in /proc/self/maps): the open is reading it. */
+static void *truncate_when_mapped(void *path)
+{
+	struct strbuf maps = STRBUF_INIT;
+	for (int i = 0; i < 1000000; i++) {
+		strbuf_reset(&maps);
+		if (slurp("/proc/self/maps", &maps) && strstr(maps.buf, (const char *)path)) {
+			if (truncate(path, 4096))
+				diag("truncate %s: %s", (const char *)path, strerror(errno));
+			break;
+		}
+	}
+	strbuf_release(&maps);
+	return NULL;
+}
+
+static void check_shrinking_files(void)
+{
+	struct fault_case cases[] = {
+		{ .what = "float32 (the one pass, its blocks copied with pread, then in place)", .dtype = DT_FLOAT32 },
+		{ .what = "float16 (the bytes in place)", .dtype = DT_FLOAT16 },
+		{ .what = "a transposed float32 view (gathered)", .dtype = DT_FLOAT32, .strided = true },
+		{ .what = "float64, the golden file shrinks", .dtype = DT_FLOAT64, .golden_shrinks = true },
+	};
+	pthread_t threads[ARRAY_SIZE(cases)];
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct fault_case *c = &cases[i];
+		snprintf(c->t_path, sizeof(c->t_path), "%s/shrink-t%zu.pt", tmpdir, i);
+		snprintf(c->g_path, sizeof(c->g_path), "%s/shrink-g%zu.pt", tmpdir, i);
+		write_fault_file(c->t_path, c->dtype, c->strided, 1);
+		write_fault_file(c->g_path, c->dtype, c->strided, 2);
+		strbuf_init(&c->err, 0);
+	}
+	/* all at once, each in its thread: each catches its own fault */
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++)
+		if (pthread_create(&threads[i], NULL, compare_shrinking, &cases[i]))
+			compare_shrinking(&cases[i]), threads[i] = 0;
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++)
+		if (threads[i])
+			pthread_join(threads[i], NULL);
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct fault_case *c = &cases[i];
+		const char *shrunk = c->golden_shrinks ? c->g_path : c->t_path;
+		ok(c->rc == -1 && !strncmp(c->err.buf, shrunk, strlen(shrunk)) &&
+			   strstr(c->err.buf, ": the file shrank while it was read (a fault at byte "),
+		   "%s, truncated while mapped: an error naming the file: %s", c->what, c->err.buf);
+		ok(!strcmp(c->m.cell[TM_COSINE], "unsupported") && strstr(c->m.notes, "the file shrank"),
+		   "... msprobe's cells unsupported, with the note: %s", c->m.notes);
+		strbuf_release(&c->err);
+		unlink(c->t_path);
+		unlink(c->g_path);
+	}
+
+	/*
+	 * While it is opened: a deflated storage of 64 MiB takes tens of milliseconds to
+	 * inflate, and the file loses all but its first page as soon as it is mapped.
+	 */
+	{
+		char path[128];
+		int64_t n = (int64_t)1 << 24, shape[1] = { n };
+		float *zeros = xcalloc((size_t)n, sizeof(float));
+		struct tensor_src src = { .dtype = DT_FLOAT32, .storage = zeros, .storage_numel = n, .ndim = 1,
+					  .shape = shape };
+		struct pt_options opt = { PT_TORCH1, true, false };
+		struct strbuf err = STRBUF_INIT;
+		struct tensor t;
+		pthread_t cutter;
+		int rc = 0;
+		snprintf(path, sizeof(path), "%s/shrink-open.pt", tmpdir);
+		if (tensor_write_pt(path, &src, &opt, &err) == 0 && pthread_create(&cutter, NULL, truncate_when_mapped, path) == 0) {
+			rc = tensor_open(&t, path, &err);
+			pthread_join(cutter, NULL);
+			ok(rc == -1 && strstr(err.buf, ": the file shrank while it was read"),
+			   "a deflated storage, the file truncated while it is inflated: the open fails: %s", err.buf);
+			if (!rc)
+				tensor_close(&t);
+		}
+		unlink(path);
+		free(zeros);
+		strbuf_release(&err);
+	}
+
+	/* the same read without a guard is not caught: it ends the process as it always did */
+	{
+		struct fault_case c = { .dtype = DT_FLOAT32 };
+		struct tensor t;
+		struct strbuf err = STRBUF_INIT;
+		int status = 0;
+		pid_t pid;
+		snprintf(c.t_path, sizeof(c.t_path), "%s/shrink-alone.pt", tmpdir);
+		write_fault_file(c.t_path, DT_FLOAT32, false, 1);
+		fflush(stdout);
+		pid = fork();
+		if (pid == 0) {
+			float buf[1024];
+			if (tensor_open(&t, c.t_path, &err) || truncate(c.t_path, 4096))
+				_exit(3);
+			for (int64_t at = 0; at < t.numel; at += 1024)
+				tensor_read_f32(&t, at, 1024, buf);
+			_exit(0); /* survived: wrong */
+		}
+		waitpid(pid, &status, 0);
+		ok(pid > 0 && !(WIFEXITED(status) && (WEXITSTATUS(status) == 0 || WEXITSTATUS(status) == 3)),
+		   "outside a guard the fault is not caught (%s %d)", WIFSIGNALED(status) ? "signal" : "exit status",
+		   WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
+		unlink(c.t_path);
+		strbuf_release(&err);
+	}
+
+	/* a guard of one's own, around a read of a mapping that shrank */
+	{
+		char path[128];
+		struct tensor_guard g;
+		volatile int faulted = 0;
+		unsigned char *map;
+		snprintf(path, sizeof(path), "%s/shrink-map", tmpdir);
+		spit(path, "0123456789", 10);
+		{
+			int fd = open(path, O_RDWR);
+			if (fd < 0 || ftruncate(fd, 3 * 4096)) {
+				ok(0, "a file of three pages");
+				return;
+			}
+			map = mmap(NULL, 3 * 4096, PROT_READ, MAP_SHARED, fd, 0);
+			if (ftruncate(fd, 4096))
+				map = MAP_FAILED;
+			close(fd);
+		}
+		if (map == MAP_FAILED) {
+			ok(0, "a mapping that shrinks");
+			return;
+		}
+		tensor_guard_begin(&g);
+		if (!sigsetjmp(g.jump, 0)) {
+			volatile unsigned char x = map[2 * 4096 + 5];
+			(void)x;
+		} else {
+			faulted = 1;
+		}
+		tensor_guard_end(&g);
+		ok(faulted && g.addr == map + 2 * 4096 + 5, "tensor_guard: the read jumps back, g.addr the byte it read");
+		tensor_guard_begin(&g);
+		if (!sigsetjmp(g.jump, 0))
+			faulted = map[0] == '0' ? 2 : 3;
+		tensor_guard_end(&g);
+		ok(faulted == 2, "... and a read of what is still there reads it");
+		munmap(map, 3 * 4096);
+		unlink(path);
+	}
 }
 
 static void remove_tmpdir(void)
@@ -603,6 +828,7 @@ int main(void)
 	}
 	check_corpus();
 	check_system_errors();
+	check_shrinking_files();
 	check_all_halves();
 	check_fortran_swapped();
 	for (size_t i = 0; i < ARRAY_SIZE(damaged); i++) {

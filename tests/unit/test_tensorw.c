@@ -608,7 +608,7 @@ static void test_errors(void)
 
 	strbuf_reset(&err);
 	strbuf_reset(&want);
-	strbuf_addf(&want, "%s: cannot create ", tmp_path("no/such/dir.pt"));
+	strbuf_addf(&want, "%s: cannot create", tmp_path("no/such/dir.pt"));
 	int failed = tensor_write_pt(tmp_path("no/such/dir.pt"), &fine, &pt, &err) < 0;
 	ok(failed && !strncmp(err.buf, want.buf, want.len), "a missing directory: %s", err.buf);
 
