@@ -34,12 +34,15 @@
 #define LIKELY(x) __builtin_expect(!!(x), 1)
 #define UNLIKELY(x) __builtin_expect(!!(x), 0)
 #define MAYBE_UNUSED __attribute__((unused))
+/* a small helper of a hot loop that the compiler would otherwise call */
+#define ALWAYS_INLINE __attribute__((always_inline))
 #else
 #define PRINTF_LIKE(fmt, args)
 #define NORETURN
 #define LIKELY(x) (x)
 #define UNLIKELY(x) (x)
 #define MAYBE_UNUSED
+#define ALWAYS_INLINE
 #endif
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))

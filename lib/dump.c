@@ -195,15 +195,18 @@ static int add_row(struct reading *rd, enum leaf_state state, const struct jnode
 {
 	struct row *r;
 	const char *name;
+	size_t name_len;
 	if (data_name) {
 		/* msprobe names a saved tensor after its file: data_name minus the extension */
 		const char *dot = strrchr(data_name, '.');
-		name = arena_memdupz(&rd->arena, data_name, dot ? (size_t)(dot - data_name) : strlen(data_name));
+		name_len = dot ? (size_t)(dot - data_name) : strlen(data_name);
+		name = arena_memdupz(&rd->arena, data_name, name_len);
 	} else {
-		name = arena_memdupz(&rd->arena, rd->path.buf, rd->path.len);
+		name_len = rd->path.len;
+		name = arena_memdupz(&rd->arena, rd->path.buf, name_len);
 	}
 	ALLOC_GROW(rd->rows, rd->nrows + 1, rd->rows_alloc);
-	rd->entry_mem.bytes += sizeof(*r) + strlen(name) + 1;
+	rd->entry_mem.bytes += sizeof(*r) + name_len + 1;
 	r = &rd->rows[rd->nrows++];
 	r->name = name;
 	r->state = state;

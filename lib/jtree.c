@@ -15,16 +15,10 @@ const char *jkind_name(enum jkind k)
 	return "?";
 }
 
-static struct jnode *new_node(struct arena *a, const struct json_token *tok, struct jtree_budget *b)
+static struct jnode *new_node(struct arena *a, const struct json_token *tok)
 {
 	struct jnode *n = arena_alloc(a, sizeof(*n));
 	memset(n, 0, sizeof(*n));
-	if (b) {
-		b->bytes += sizeof(*n);
-		b->values++;
-		if (tok->type == JSON_NUMBER || tok->type == JSON_STRING)
-			b->bytes += tok->len + 1;
-	}
 	n->line = tok->line;
 	n->col = tok->col;
 	switch (tok->type) {
@@ -47,6 +41,14 @@ static struct jnode *new_node(struct arena *a, const struct json_token *tok, str
 	default: break;
 	}
 	return n;
+}
+
+/* n's memory (the node, its text) added to the budget: whether it is now past its limit. */
+static inline bool count_node(struct jtree_budget *b, const struct jnode *n)
+{
+	b->bytes += sizeof(*n) + n->len + (n->text != NULL);
+	b->values++;
+	return b->bytes > b->limit;
 }
 
 static int key_cmp(const void *pa, const void *pb)
@@ -103,12 +105,16 @@ struct jnode *jtree_build_within(struct json_reader *r, const struct json_token 
 	/* explicit stack of open containers and their last child */
 	struct frame { struct jnode *node, *last; } *stack = NULL;
 	size_t depth = 0, alloc = 0;
-	struct jnode *root = new_node(a, first, b);
+	struct jtree_budget unlimited = { .limit = SIZE_MAX };
+	struct jnode *root = new_node(a, first);
 	struct json_token tok;
 	const char *key = NULL;
 	size_t key_len = 0;
 	uint64_t key_line = 0, key_col = 0;
 
+	if (!b)
+		b = &unlimited;
+	count_node(b, root);
 	if (root->kind != J_ARRAY && root->kind != J_OBJECT) {
 		if (first->type == JSON_EOF || first->type == JSON_ERROR ||
 		    first->type == JSON_KEY || first->type == JSON_OBJECT_END ||
@@ -122,11 +128,6 @@ struct jnode *jtree_build_within(struct json_reader *r, const struct json_token 
 		enum json_type t = json_reader_next(r, &tok);
 		struct frame *top = &stack[depth - 1];
 		struct jnode *n;
-		if (b && b->bytes > b->limit) {
-			b->exceeded = true;
-			free(stack);
-			return NULL;
-		}
 		switch (t) {
 		case JSON_ERROR:
 		case JSON_EOF:
@@ -134,8 +135,7 @@ struct jnode *jtree_build_within(struct json_reader *r, const struct json_token 
 			return NULL;
 		case JSON_KEY:
 			key = arena_memdupz(a, tok.text, tok.len);
-			if (b)
-				b->bytes += tok.len + 1;
+			b->bytes += tok.len + 1;
 			key_len = tok.len;
 			key_line = tok.line;
 			key_col = tok.col;
@@ -156,7 +156,12 @@ struct jnode *jtree_build_within(struct json_reader *r, const struct json_token 
 		default:
 			break;
 		}
-		n = new_node(a, &tok, b);
+		n = new_node(a, &tok);
+		if (UNLIKELY(count_node(b, n))) {
+			b->exceeded = true;
+			free(stack);
+			return NULL;
+		}
 		if (top->node->kind == J_OBJECT) {
 			n->key = key;
 			n->key_len = key_len;

@@ -40,7 +40,8 @@ static const char *string_end(const char *p, const char *end)
 }
 
 /* A string, number or literal at p (before end): its span and end, or NULL with *what saying why. */
-static const char *scalar_end(const char *p, const char *end, struct span *v, const char **what)
+static inline ALWAYS_INLINE const char *scalar_end(const char *p, const char *end, struct span *v,
+								    const char **what)
 {
 	const char *start = p;
 	if (*p == '"') {

@@ -63,11 +63,6 @@ static void work_release(struct work *w)
 #else
 #define VECTOR_CLONES
 #endif
-#if defined(__GNUC__)
-#define ALWAYS_INLINE __attribute__((always_inline))
-#else
-#define ALWAYS_INLINE
-#endif
 
 /* For tests: the widest loops allowed (tmetric_kernel()). */
 static enum tm_kernel kernel_allowed = TM_KERNEL_BEST;
