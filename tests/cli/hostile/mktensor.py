@@ -14,28 +14,13 @@ import struct
 import sys
 import zipfile
 import zlib
+from ptpickle import pint, ptuple
 
 out = sys.argv[1]
 PT = sys.argv[2:] != ["npy"]   # "npy": the .npy files only (the zip bombs take seconds)
 os.makedirs(out, exist_ok=True)
 STEM = "archive"
 DATA = struct.pack("<16f", *range(16))
-
-
-def pint(n):
-    """A pickle integer, whatever its size or sign (protocol 2 opcodes)."""
-    if 0 <= n < 256:
-        return b"K" + bytes([n])
-    if 0 <= n < 65536:
-        return b"M" + struct.pack("<H", n)
-    if -2**31 <= n < 2**31:
-        return b"J" + struct.pack("<i", n)
-    raw = n.to_bytes((n.bit_length() + 8) // 8, "little", signed=True)
-    return b"\x8a" + bytes([len(raw)]) + raw
-
-
-def ptuple(items):
-    return b"(" + b"".join(pint(i) for i in items) + b"t"
 
 
 def pkl(numel=16, offset=0, shape=(4, 4), stride=(4, 1), storage=b"FloatStorage"):

@@ -13,25 +13,11 @@ import struct
 import sys
 import zipfile
 import io
+from ptpickle import pint, ptuple
 
 STORAGES = {"float32": (b"FloatStorage", "<f", 4), "float16": (b"HalfStorage", "<e", 2),
             "float64": (b"DoubleStorage", "<d", 8), "int64": (b"LongStorage", "<q", 8),
             "bfloat16": (b"BFloat16Storage", None, 2)}
-
-
-def pint(n):
-    if 0 <= n < 256:
-        return b"K" + bytes([n])
-    if 0 <= n < 65536:
-        return b"M" + struct.pack("<H", n)
-    if -2**31 <= n < 2**31:
-        return b"J" + struct.pack("<i", n)
-    raw = n.to_bytes((n.bit_length() + 8) // 8, "little", signed=True)
-    return b"\x8a" + bytes([len(raw)]) + raw
-
-
-def ptuple(items):
-    return b"(" + b"".join(pint(i) for i in items) + b"t"
 
 
 def dims(text):
