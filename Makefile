@@ -2,9 +2,10 @@
 #
 #   make deps      install the Debian packages the build and the tests need (as root)
 #   make           build the tools into build/bin
-#   make check     all tests (unit, golden, parity with ../shared/fixtures, sanitizers)
+#   make test      the edit-test loop: build, unit and golden tests (no sanitizers, no fuzzing)
+#   make check     all tests (unit, golden, parity with ../shared/fixtures, sanitizers, fuzz smoke)
 #   make demo      the main job on a generated example
-#   make bench     measurements (see bench/README)
+#   make bench     measurements (see bench/run.sh)
 #   make install   PREFIX=/usr/local DESTDIR= ; make uninstall
 #
 # Honoured: CC CPPFLAGS CFLAGS LDFLAGS LDLIBS LTO PREFIX DESTDIR BINDIR MANDIR V=1 DEVELOPER=1
@@ -53,15 +54,18 @@ LIB_A = $(BUILD)/libprobe.a
 TOOL_BIN = $(TOOLS:%=$(BUILD)/bin/%)
 UNIT_SRC = $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BIN = $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
-HEADERS = $(wildcard lib/*.h) $(wildcard tests/unit/*.h)
+# Each object's header dependencies, written by the compiler (-MMD -MP) beside it.
+DEP_FILES = $(wildcard $(BUILD)/lib/*.d $(BUILD)/tools/*.d $(BUILD)/tests/unit/*.d)
 
 DEBIAN_PACKAGES = make gcc libc6-dev pkg-config zlib1g-dev libxxhash-dev libjq-dev libcsv-dev \
 		  libyaml-dev jq time python3 bsdutils gzip mandoc zsh fish parallel \
 		  clang libclang-rt-dev cppcheck clang-tidy valgrind \
 		  libxml2-utils chromium-headless-shell fonts-dejavu-core
 
-.PHONY: all deps check asan demo bench install uninstall clean regen completions unit fuzz lint valgrind
+.PHONY: all deps test check asan demo bench install uninstall clean regen completions unit fuzz lint valgrind
 .SUFFIXES:
+# The objects of the tools and unit tests are kept, so that a change to lib/ recompiles only what includes it.
+.SECONDARY:
 
 all: $(TOOL_BIN)
 
@@ -70,9 +74,11 @@ ifeq ($(CC_IS_GCC),1)
 $(BUILD)/lib/tmetric.o $(BUILD)/lib/tensor.o: ALL_CFLAGS += -fvect-cost-model=dynamic
 endif
 
-$(BUILD)/%.o: %.c $(HEADERS)
+$(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(QUIET_CC)$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -c -o $@ $<
+	$(QUIET_CC)$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
+
+-include $(DEP_FILES)
 
 $(LIB_A): $(LIB_OBJ)
 	$(QUIET_AR)rm -f $@ && $(AR) rcs $@ $^
@@ -106,6 +112,10 @@ asan:
 	$(Q)$(MAKE) --no-print-directory BUILD=build-asan LTO= \
 		CFLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined" \
 		LDFLAGS="-fsanitize=address,undefined" all unit
+
+test: deps
+	$(Q)$(MAKE) --no-print-directory all unit
+	$(Q)tests/run.sh --build $(BUILD) --fast
 
 check: deps
 	$(Q)$(MAKE) --no-print-directory all unit

@@ -1,7 +1,7 @@
 #!/bin/sh
 # tests/run.sh: run every test of probe and print TAP, ending "N passed, N failed".
 #
-#   tests/run.sh --build DIR [--asan DIR] [--regen] [--only PATTERN]
+#   tests/run.sh --build DIR [--asan DIR] [--fast] [--regen] [--only PATTERN]
 #
 # unit     DIR/tests/test_*           TAP programs over lib/
 # cli      tests/cli/<tool>/<case>.sh golden tests: the script runs in a fresh
@@ -18,16 +18,20 @@
 # checks   tests/checks/*.sh          TAP scripts over the whole project: fuzzing
 #                                     smoke runs, static analysis, valgrind.
 # With --asan DIR the unit and cli tests run again on the sanitizer build.
+# With --fast only the unit and cli tests run (make test: the edit-test loop).
+# --only PATTERN runs the tests whose name (as printed: test_NAME, cli/TOOL/CASE.sh,
+# parity/..., checks/...) contains PATTERN, e.g. --only cli/first/ or --only alike.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
-build=build asan= regen=0 only=
+build=build asan= regen=0 only= fast=0
 while [ $# -gt 0 ]; do
 	case $1 in
 	--build) build=$2; shift 2 ;;
 	--asan) asan=$2; shift 2 ;;
 	--regen) regen=1; shift ;;
+	--fast) fast=1; shift ;;
 	--only) only=$2; shift 2 ;;
-	*) echo "usage: tests/run.sh --build DIR [--asan DIR] [--regen] [--only PATTERN]" >&2; exit 2 ;;
+	*) echo "usage: tests/run.sh --build DIR [--asan DIR] [--fast] [--regen] [--only PATTERN]" >&2; exit 2 ;;
 	esac
 done
 case $build in /*) ;; *) build=$top/$build ;; esac
@@ -146,8 +150,10 @@ run_checks() {
 
 run_unit "$build" ""
 run_cli "$build" ""
-run_parity
-run_checks
+if [ $fast = 0 ]; then
+	run_parity
+	run_checks
+fi
 if [ -n "$asan" ]; then
 	export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:halt_on_error=1
 	export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1

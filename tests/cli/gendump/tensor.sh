@@ -32,24 +32,5 @@ zipinfo() {
 for i in zipfile.ZipFile(sys.argv[1]).infolist():
     print(i.filename, i.compress_type, i.file_size, i.header_offset)' "$1"
 }
-pkl() { python3 -c 'import sys, zipfile; sys.stdout.buffer.write(zipfile.ZipFile(sys.argv[1]).read(sys.argv[2]))' "$@"; }
 zipinfo $d/dump_tensor_data/Functional.linear.0.forward.input.0.pt
-# the real msprobe dump of the same model (torch 1.13): the same files, of the same sizes, with the
-# same data.pkl and the same zip layout; only the values (and so the CRCs) differ
-fx=$FIXTURES/mlp-tensor-mix
-if [ -d "$fx" ]; then
-	for side in golden target; do
-		(cd $fx/$side/step0/rank0/dump_tensor_data && wc -c *) > fixture
-		(cd run/$side/step0/rank0/dump_tensor_data && wc -c *) > ours
-		cmp fixture ours && echo "$side: the fixture's files and sizes"
-		for f in $(ls $fx/$side/step0/rank0/dump_tensor_data); do
-			pkl $fx/$side/step0/rank0/dump_tensor_data/$f "${f%.pt}/data.pkl" | md5sum
-		done > fixture
-		for f in $(ls run/$side/step0/rank0/dump_tensor_data); do
-			pkl run/$side/step0/rank0/dump_tensor_data/$f "${f%.pt}/data.pkl" | md5sum
-		done > ours
-		cmp fixture ours && echo "$side: the fixture's data.pkl, byte for byte"
-	done
-else
-	echo "fixture $fx absent: not compared"
-fi
+# the comparison with the real msprobe dump of the same model: tests/parity/gendump-tensor.sh
