@@ -166,7 +166,11 @@ size_t first_found(const struct first_stream *f)
 	return f->found;
 }
 
-void first_counts(const struct first_stream *f, uint64_t *compared, uint64_t *total)
+/*
+ * The pairs compared (matched, and their tensors read when they have any)
+ * and all of them (with the unmatched target leaves and golden-only leaves).
+ */
+static void first_counts(const struct first_stream *f, uint64_t *compared, uint64_t *total)
 {
 	*compared = *total = 0;
 	for (size_t i = 0; i < f->nranks; i++) {

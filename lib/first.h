@@ -94,13 +94,6 @@ int first_finish(struct first_stream *f, struct strbuf *err);
 size_t first_found(const struct first_stream *f);
 
 /*
- * After first_finish(): the pairs compared (matched, and their tensors read
- * when they have any) and all of them (with the unmatched target leaves and
- * the golden-only leaves).
- */
-void first_counts(const struct first_stream *f, uint64_t *compared, uint64_t *total);
-
-/*
  * The answer as an exit status, after first_finish(): PROBE_DIFFERENT when
  * a divergence (or culprit) was found; otherwise PROBE_INCOMPLETE when some
  * pair could not be compared and the comparison was not accepted as

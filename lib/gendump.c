@@ -138,11 +138,6 @@ static const char *const fault_names[] = {
 	[GEN_FAULT_NAN_INPUT] = "nan-input",
 };
 
-const char *gen_fault_name(enum gen_fault f)
-{
-	return fault_names[f];
-}
-
 int gen_fault_parse(const char *name)
 {
 	for (size_t i = 0; i < ARRAY_SIZE(fault_names); i++)

@@ -135,8 +135,7 @@ enum gen_fault {
 	GEN_FAULT_NAN_INPUT,       /* x[0][0] is NaN in every batch */
 };
 
-/* "none", "fc2-weight", ...; gen_fault_parse() returns -1 for an unknown name. */
-const char *gen_fault_name(enum gen_fault f);
+/* "none", "fc2-weight", ... to the fault; -1 for an unknown name. */
 int gen_fault_parse(const char *name);
 /* The fault names separated by '|', for option tables. */
 #define GEN_FAULT_CHOICES "none|fc2-weight|fc2-weight-tiny|input|linear1-output|nan|grad|dtype|shape|scalar|inf|nan-input"

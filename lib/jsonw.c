@@ -78,7 +78,8 @@ void jsonw_string(struct strbuf *out, const char *s, size_t len)
 	strbuf_addch(out, '"');
 }
 
-void jsonw_number(struct strbuf *out, const char *text, size_t len, bool nonfinite)
+/* A number token's text; NaN/Infinity/-Infinity become "nan"/"inf"/"-inf". */
+static void jsonw_number(struct strbuf *out, const char *text, size_t len, bool nonfinite)
 {
 	if (!nonfinite) {
 		strbuf_add(out, text, len);
@@ -90,14 +91,6 @@ void jsonw_number(struct strbuf *out, const char *text, size_t len, bool nonfini
 		strbuf_add(out, "\"-inf\"", 6);
 	else
 		strbuf_add(out, "\"inf\"", 5);
-}
-
-void jsonw_key(struct strbuf *out, const char *key, bool first)
-{
-	if (!first)
-		strbuf_addch(out, ',');
-	jsonw_str(out, key);
-	strbuf_addch(out, ':');
 }
 
 void jsonw_tree(struct strbuf *out, const struct jnode *node)

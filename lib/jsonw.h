@@ -21,13 +21,7 @@ static inline void jsonw_str(struct strbuf *out, const char *s)
 	jsonw_string(out, s, strlen(s));
 }
 
-/* A number token's text; NaN/Infinity/-Infinity become "nan"/"inf"/"-inf". */
-void jsonw_number(struct strbuf *out, const char *text, size_t len, bool nonfinite);
-
 /* A whole tree, compact (no spaces), members in order. */
 void jsonw_tree(struct strbuf *out, const struct jnode *node);
-
-/* "key": (with the comma before it unless first) */
-void jsonw_key(struct strbuf *out, const char *key, bool first);
 
 #endif

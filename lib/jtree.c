@@ -1,20 +1,6 @@
 #include "jtree.h"
 #include "xalloc.h"
 
-const char *jkind_name(enum jkind k)
-{
-	switch (k) {
-	case J_NULL: return "null";
-	case J_FALSE: return "false";
-	case J_TRUE: return "true";
-	case J_NUMBER: return "number";
-	case J_STRING: return "string";
-	case J_ARRAY: return "array";
-	case J_OBJECT: return "object";
-	}
-	return "?";
-}
-
 static struct jnode *new_node(struct arena *a, const struct json_token *tok)
 {
 	struct jnode *n = arena_alloc(a, sizeof(*n));

@@ -68,8 +68,6 @@ const struct jnode *jtree_get(const struct jnode *obj, const char *key);
 /* True when node is a string equal to s. */
 bool jtree_is_str(const struct jnode *node, const char *s);
 
-const char *jkind_name(enum jkind k);
-
 /*
  * A file that is one JSON object of named values (stack.json,
  * construct.json): each(ctx, r, name, len, value, at) for every member in

@@ -187,11 +187,3 @@ void leafrec_str(const struct leafrec *r, enum leaf_field i, struct strbuf *out)
 	if (r->f[i].kind == SPAN_STRING)
 		span_string(&r->f[i], out);
 }
-
-void leafrec_move(struct leafrec *r, ptrdiff_t delta)
-{
-	r->text += delta;
-	for (int i = 0; i < LF_NFIELDS; i++)
-		if (r->f[i].p)
-			r->f[i].p += delta;
-}

@@ -33,9 +33,6 @@ int leafrec_parse(struct leafrec *r, const char *text, size_t len, const char **
 /* The same for a record that starts at p inside a larger text; *after: just past it. */
 int leafrec_parse_at(struct leafrec *r, const char *p, const char *bound, const char **after, const char **why);
 
-/* The record's text moved by `delta` bytes (it was copied elsewhere): its spans follow. */
-void leafrec_move(struct leafrec *r, ptrdiff_t delta);
-
 /* Field i as a decoded string into out ("" when absent or not a string). */
 void leafrec_str(const struct leafrec *r, enum leaf_field i, struct strbuf *out);
 

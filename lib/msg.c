@@ -4,7 +4,6 @@
 
 static const char *progname = "probe";
 static void (*die_hook)(const char *message);
-static _Atomic unsigned long warnings; /* warnings may come from worker threads */
 static bool quiet;
 
 void msg_set_progname(const char *argv0)
@@ -21,11 +20,6 @@ const char *msg_progname(void)
 void msg_set_die_hook(void (*hook)(const char *message))
 {
 	die_hook = hook;
-}
-
-unsigned long msg_warning_count(void)
-{
-	return warnings;
 }
 
 void msg_set_quiet(bool q)
@@ -60,29 +54,9 @@ static void vreport(const char *prefix, const char *fmt, va_list ap, int errnum,
 	strbuf_release(&shown);
 }
 
-int error(const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vreport("", fmt, ap, 0, NULL);
-	va_end(ap);
-	return -1;
-}
-
-int error_errno(const char *fmt, ...)
-{
-	int errnum = errno;
-	va_list ap;
-	va_start(ap, fmt);
-	vreport("", fmt, ap, errnum, NULL);
-	va_end(ap);
-	return -1;
-}
-
 void warning(const char *fmt, ...)
 {
 	va_list ap;
-	warnings++;
 	if (quiet)
 		return;
 	va_start(ap, fmt);

@@ -43,7 +43,7 @@ static void build(const struct tool_spec *spec)
 	built_for = spec;
 }
 
-void opt_usage(const struct tool_spec *spec, FILE *f)
+static void opt_usage(const struct tool_spec *spec, FILE *f)
 {
 	const char *s = spec->synopsis;
 	bool first = true;
@@ -56,7 +56,7 @@ void opt_usage(const struct tool_spec *spec, FILE *f)
 	}
 }
 
-void opt_help(const struct tool_spec *spec)
+static void opt_help(const struct tool_spec *spec)
 {
 	opt_usage(spec, stdout);
 	printf("\n%s\n\noptions:\n", spec->summary);

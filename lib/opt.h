@@ -49,8 +49,6 @@ struct tool_spec {
  */
 int opt_next(const struct tool_spec *spec, int argc, char **argv, const char **optarg_out, int *optind_out);
 
-void opt_usage(const struct tool_spec *spec, FILE *f);
-void opt_help(const struct tool_spec *spec);
 void NORETURN opt_usage_error(const struct tool_spec *spec, const char *fmt, ...) PRINTF_LIKE(2, 3);
 
 /*

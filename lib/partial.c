@@ -179,7 +179,8 @@ const char *partial_tmp_name(const struct partial *p)
 	return p->tmp;
 }
 
-void partial_set_final(struct partial *p, const char *final)
+/* A new final name for a file not yet committed. */
+static void partial_set_final(struct partial *p, const char *final)
 {
 	free(p->final);
 	p->final = xstrdup(final);
@@ -294,20 +295,4 @@ void partial_drop(struct partial *p)
 {
 	if (atomic_exchange(&p->pending, false))
 		unlink(p->tmp);
-}
-
-int partial_commit_all(struct strbuf *err)
-{
-	size_t n = 0, i = 0;
-	struct partial *p, **v;
-	int ret = 0;
-	for (p = atomic_load(&head); p; p = p->next)
-		n++;
-	v = xmalloc((n ? n : 1) * sizeof(*v));
-	for (p = atomic_load(&head); p; p = p->next)
-		v[n - 1 - i++] = p;
-	for (i = 0; i < n && !ret; i++)
-		ret = partial_commit(v[i], err);
-	free(v);
-	return ret;
 }

@@ -17,8 +17,7 @@
  * empty file of its own claimed with O_EXCL and renamed over; when a name
  * is taken, by an earlier run or by one running at the same time, the set
  * gets the next names its caller gives (probe-metric -o: _2, _3, ...).
- * partial_commit_all() renames every registered file, in the order they
- * were created, when the whole run has succeeded.  Until then, an exit
+ * Until a file is committed, an exit
  * without commit (die(), any exit(2)) and SIGINT, SIGTERM, SIGHUP or
  * SIGXFSZ remove the temporaries, so that no file that looks complete is
  * left behind, and none that is half-written either.
@@ -51,8 +50,6 @@ int partial_create(const char *final, struct partial **out, struct strbuf *err);
 FILE *partial_fopen(const char *final, struct partial **out, struct strbuf *err);
 /* The temporary name. */
 const char *partial_tmp_name(const struct partial *p);
-/* A new final name for a file not yet committed. */
-void partial_set_final(struct partial *p, const char *final);
 /* Rename tmp to final, replacing it; 0, or -1 with "FINAL: cannot ..." in err (tmp is then removed). */
 int partial_commit(struct partial *p, struct strbuf *err);
 /*
@@ -66,8 +63,6 @@ typedef void partial_name_fn(void *ctx, unsigned k, size_t i, struct strbuf *out
 int partial_commit_unique(struct partial *const *v, size_t n, partial_name_fn *name, void *ctx, struct strbuf *err);
 /* Forget a file without renaming it, removing tmp. */
 void partial_drop(struct partial *p);
-/* Commit every file not yet committed or dropped, in the order they were created. */
-int partial_commit_all(struct strbuf *err);
 /* Called by the signal handler after the temporaries are removed (async-signal-safe code only). */
 void partial_on_signal(void (*hook)(int sig));
 

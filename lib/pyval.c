@@ -428,29 +428,6 @@ void py_str(struct strbuf *out, const struct pyval *v)
 		py_repr(out, v);
 }
 
-const char *py_type_name(const struct pyval *v)
-{
-	switch (v->kind) {
-	case PY_NONE: return "NoneType";
-	case PY_BOOL: return "bool";
-	case PY_INT: return "int";
-	case PY_FLOAT: return "float";
-	case PY_STR: return "str";
-	case PY_LIST: return "list";
-	case PY_DICT: return "dict";
-	}
-	return "?";
-}
-
-bool py_number(const struct pyval *v, double *out)
-{
-	if (v->kind == PY_INT || v->kind == PY_FLOAT) {
-		*out = py_float(v);
-		return true;
-	}
-	return false;
-}
-
 bool py_eq(const struct pyval *a, const struct pyval *b)
 {
 	bool an = a->kind == PY_BOOL || a->kind == PY_INT || a->kind == PY_FLOAT;

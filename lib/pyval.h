@@ -63,14 +63,9 @@ void py_str(struct strbuf *out, const struct pyval *v);
 void py_repr(struct strbuf *out, const struct pyval *v);
 /* repr() of a Python str: quotes chosen and escapes made as CPython does. */
 void py_repr_string(struct strbuf *out, const char *s, size_t len);
-/* "int", "float", ... as in "<class 'int'>". */
-const char *py_type_name(const struct pyval *v);
 
 /* Python's ==: numbers (bool, int, float) compare by value; NaN != NaN. */
 bool py_eq(const struct pyval *a, const struct pyval *b);
-
-/* The value as a double when it is a number (bool excluded); false otherwise. */
-bool py_number(const struct pyval *v, double *out);
 
 /* The double of an INT or FLOAT (parsed from its text the first time). */
 double py_float(const struct pyval *v);

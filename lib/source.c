@@ -309,8 +309,3 @@ void source_set_max_chunk(struct source *src, size_t n)
 {
 	src->max_chunk = n;
 }
-
-uint64_t source_raw_offset(const struct source *src)
-{
-	return src->raw_offset;
-}

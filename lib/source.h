@@ -54,7 +54,5 @@ bool source_is_gzip(const struct source *src);
 const char *source_error(const struct source *src);
 /* Limit each read to at most n bytes (0: no limit). */
 void source_set_max_chunk(struct source *src, size_t n);
-/* Bytes of the underlying file consumed so far (compressed bytes for gzip). */
-uint64_t source_raw_offset(const struct source *src);
 
 #endif

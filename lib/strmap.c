@@ -4,7 +4,7 @@
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
-uint64_t strmap_hash(const void *key, size_t len)
+static uint64_t strmap_hash(const void *key, size_t len)
 {
 	uint64_t h = XXH3_64bits(key, len);
 	return h ? h : 1;

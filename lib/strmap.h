@@ -31,8 +31,6 @@ struct strmap {
 
 #define STRMAP_INIT { NULL, 0, 0 }
 
-uint64_t strmap_hash(const void *key, size_t len);
-
 /* The slot of key, or NULL. */
 struct strmap_slot *strmap_find(const struct strmap *m, const void *key, size_t len);
 
