@@ -157,6 +157,24 @@ int opt_next(const struct tool_spec *spec, int argc, char **argv, const char **o
 	}
 }
 
+int opt_choice(const struct tool_spec *spec, int id, const char *arg)
+{
+	const struct opt_spec *o = NULL;
+	const char *p;
+	int i = 0;
+
+	for (size_t k = 0; k < spec->nopts && !o; k++)
+		if (spec->opts[k].id == id)
+			o = &spec->opts[k];
+	for (p = o ? o->choices : NULL; p; i++) {
+		size_t len = strcspn(p, "|");
+		if (strlen(arg) == len && !strncmp(p, arg, len))
+			return i;
+		p = p[len] ? p + len + 1 : NULL;
+	}
+	opt_usage_error(spec, "unknown --%s: %s", o ? o->long_name : "?", arg);
+}
+
 long long opt_number(const struct tool_spec *spec, const char *option, const char *text, long long min,
 		     long long max)
 {

@@ -52,6 +52,13 @@ int opt_next(const struct tool_spec *spec, int argc, char **argv, const char **o
 void NORETURN opt_usage_error(const struct tool_spec *spec, const char *fmt, ...) PRINTF_LIKE(2, 3);
 
 /*
+ * The value of an option with fixed choices (opt_spec.choices): the index
+ * of arg among them (0 for the first), or the usage error "unknown
+ * --NAME: ARG" and exit 2.  The option table is the one list of the values.
+ */
+int opt_choice(const struct tool_spec *spec, int id, const char *arg);
+
+/*
  * Numeric option values: the whole text must be a number within
  * [min, max]; otherwise the tool dies naming the option and the value
  * ("--rank value is not a number: x").

@@ -66,10 +66,7 @@ int main(int argc, char **argv)
 			fo.n = (size_t)opt_number(&spec, "-n", arg, 1, 1000000);
 			break;
 		case OPT_FORMAT:
-			if (!strcmp(arg, "text"))
-				text = true;
-			else if (strcmp(arg, "records"))
-				opt_usage_error(&spec, "unknown --format: %s", arg);
+			text = opt_choice(&spec, c, arg) == 1; /* records|text */
 			break;
 		case OPT_RTOL:
 			fo.band.rtol = opt_tolerance(&spec, "--rtol", arg);

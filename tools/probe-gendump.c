@@ -61,25 +61,6 @@ static const struct tool_spec spec = {
 	.operand_flags = OPT_DIR,
 };
 
-/* The index of arg among the '|'-separated choices of the option id, or a usage error. */
-static int choice(int id, const char *arg)
-{
-	const struct opt_spec *o = NULL;
-	const char *p;
-	int i = 0;
-
-	for (size_t k = 0; k < ARRAY_SIZE(options); k++)
-		if (options[k].id == id)
-			o = &options[k];
-	for (p = o ? o->choices : NULL; p; i++) {
-		size_t len = strcspn(p, "|");
-		if (strlen(arg) == len && !strncmp(p, arg, len))
-			return i;
-		p = p[len] ? p + len + 1 : NULL;
-	}
-	opt_usage_error(&spec, "unknown --%s: %s", o ? o->long_name : "?", arg);
-}
-
 static void parse_options(struct gen_config *cfg, int argc, char **argv)
 {
 	static const enum gen_task tasks[] = { GEN_TASK_STATISTICS, GEN_TASK_MD5, GEN_TASK_TENSOR };
@@ -92,18 +73,18 @@ static void parse_options(struct gen_config *cfg, int argc, char **argv)
 	while ((c = opt_next(&spec, argc, argv, &arg, &first)) != -1) {
 		switch (c) {
 		case OPT_MODE:
-			cfg->task = tasks[choice(c, arg)];
+			cfg->task = tasks[opt_choice(&spec, c, arg)];
 			break;
 		case OPT_PT_LAYOUT:
-			cfg->pt_layout = choice(c, arg) ? PT_TORCH2 : PT_TORCH1;
+			cfg->pt_layout = opt_choice(&spec, c, arg) ? PT_TORCH2 : PT_TORCH1;
 			layout_given = true;
 			break;
 		case OPT_FORMAT:
-			cfg->format = choice(c, arg) ? GEN_FORMAT_NPY : GEN_FORMAT_PT;
+			cfg->format = opt_choice(&spec, c, arg) ? GEN_FORMAT_NPY : GEN_FORMAT_PT;
 			format_given = true;
 			break;
 		case OPT_DTYPE:
-			cfg->dtype = dtypes[choice(c, arg)];
+			cfg->dtype = dtypes[opt_choice(&spec, c, arg)];
 			break;
 		case OPT_FAULT:
 			if (gen_fault_parse(arg) < 0)

@@ -52,6 +52,7 @@ static void NORETURN fail(struct line_reader *lr, struct metric_stream *m, struc
 
 int main(int argc, char **argv)
 {
+	static const enum ms_mode modes[] = { MS_MODE_STATISTICS, MS_MODE_MD5, MS_MODE_TENSOR }; /* --mode's choices, in order */
 	struct metric_options mo = { .output = METRIC_NDJSON };
 	struct strbuf out = STRBUF_INIT, err = STRBUF_INIT;
 	struct line_reader lr;
@@ -69,14 +70,7 @@ int main(int argc, char **argv)
 			break;
 		case OPT_MODE:
 			mo.force_mode = true;
-			if (!strcmp(arg, "statistics"))
-				mo.mode = MS_MODE_STATISTICS;
-			else if (!strcmp(arg, "md5"))
-				mo.mode = MS_MODE_MD5;
-			else if (!strcmp(arg, "tensor"))
-				mo.mode = MS_MODE_TENSOR;
-			else
-				opt_usage_error(&spec, "unknown --mode: %s", arg);
+			mo.mode = modes[opt_choice(&spec, c, arg)];
 			break;
 		case OPT_RTOL:
 			mo.band.rtol = opt_tolerance(&spec, "--rtol", arg);

@@ -135,8 +135,7 @@ int main(int argc, char **argv)
 			output = arg;
 			break;
 		case OPT_FORMAT:
-			if (strcmp(arg, "svg") && strcmp(arg, "html"))
-				opt_usage_error(&spec, "unknown --format: %s", arg);
+			opt_choice(&spec, c, arg); /* svg|html */
 			format = arg;
 			break;
 		case OPT_METRIC:

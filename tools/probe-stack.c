@@ -72,10 +72,7 @@ int main(int argc, char **argv)
 			framework[nframework++] = arg;
 			break;
 		case OPT_FORMAT:
-			if (!strcmp(arg, "text"))
-				text = true;
-			else if (strcmp(arg, "records"))
-				opt_usage_error(&spec, "unknown --format: %s", arg);
+			text = opt_choice(&spec, c, arg) == 1; /* records|text */
 			break;
 		}
 	}
