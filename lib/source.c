@@ -165,36 +165,44 @@ struct source *source_open(const char *path, struct strbuf *err)
 	return source_from_fd(path, fd, is_stdin, err);
 }
 
+int open_regular_fd(int dirfd, const char *rel, int oflags, struct stat *st, bool *not_regular)
+{
+	int fd, e;
+	*not_regular = false;
+	/* O_NONBLOCK: opening a FIFO (or a tty, a device) must not wait for a writer before we can look at it */
+	do {
+		fd = openat(dirfd, rel, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY | oflags);
+	} while (fd < 0 && errno == EINTR);
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, st) < 0)
+		goto fail;
+	if (!S_ISREG(st->st_mode)) {
+		*not_regular = true;
+		goto fail;
+	}
+	/* of the flags F_SETFL changes, only O_NONBLOCK was set */
+	if (fcntl(fd, F_SETFL, 0) < 0)
+		goto fail;
+	return fd;
+fail:
+	e = errno;
+	close(fd);
+	errno = e;
+	return -1;
+}
+
 struct source *source_open_regular(const char *path, struct strbuf *err)
 {
 	struct stat st;
-	int fd, flags;
-	/* O_NONBLOCK: opening a FIFO (or a tty, a device) must not wait for a writer before we can look at it */
-	do {
-		fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-	} while (fd < 0 && errno == EINTR);
-	if (fd < 0) {
-		strbuf_addf(err, "%s: cannot open: %s", path, strerror(errno));
-		return NULL;
-	}
-	if (fstat(fd, &st) < 0) {
-		strbuf_addf(err, "%s: cannot read: %s", path, strerror(errno));
-		close(fd);
-		return NULL;
-	}
-	if (!S_ISREG(st.st_mode)) {
+	bool not_regular;
+	int fd = open_regular_fd(AT_FDCWD, path, 0, &st, &not_regular);
+	if (fd < 0 && not_regular)
 		strbuf_addf(err, "%s: %s, not a regular file: refused (reading it could wait for ever)", path,
 			    file_kind_name(st.st_mode));
-		close(fd);
-		return NULL;
-	}
-	flags = fcntl(fd, F_GETFL);
-	if (flags < 0 || fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) < 0) {
-		strbuf_addf(err, "%s: cannot read: %s", path, strerror(errno));
-		close(fd);
-		return NULL;
-	}
-	return source_from_fd(path, fd, false, err);
+	else if (fd < 0)
+		strbuf_addf(err, "%s: cannot open: %s", path, strerror(errno));
+	return fd < 0 ? NULL : source_from_fd(path, fd, false, err);
 }
 
 bool source_is_regular(const struct source *src)

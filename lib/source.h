@@ -22,6 +22,8 @@
 #include "compat.h"
 #include "strbuf.h"
 
+#include <sys/stat.h>
+
 struct source;
 
 struct source *source_open(const char *path, struct strbuf *err);
@@ -33,6 +35,14 @@ struct source *source_open(const char *path, struct strbuf *err);
  * ever; then read as source_open()'s (O_NONBLOCK cleared).
  */
 struct source *source_open_regular(const char *path, struct strbuf *err);
+/*
+ * The descriptor of the file rel (in the folder dirfd, or AT_FDCWD), read
+ * only, when it is a regular file: opened without blocking (a FIFO or a
+ * device must not wait), looked at (*st), then made blocking.  oflags adds
+ * open flags (O_NOFOLLOW).  -1 with errno, and *not_regular true when the
+ * file is there but not a regular one (*st says what it is).
+ */
+int open_regular_fd(int dirfd, const char *rel, int oflags, struct stat *st, bool *not_regular);
 /* What kind of file the mode is, for messages: "a FIFO", "a directory", "a character device", ... */
 const char *file_kind_name(mode_t mode);
 /* Whether the source reads a regular file, which a second source_open() can read again from its start. */

@@ -1636,30 +1636,18 @@ static int open_regular(int dirfd, const char *rel, bool nofollow, bool looked_a
 			struct stat *st, struct strbuf *err)
 {
 	int fd;
+	bool other;
 	if (!looked_at && fstatat(dirfd, rel, st, nofollow ? AT_SYMLINK_NOFOLLOW : 0))
 		return fail(err, path, "%s", strerror(errno));
 	if (!S_ISREG(st->st_mode))
 		return not_regular(err, path, st->st_mode);
 	if (st->st_size == 0) /* not opened either: /proc/self/mem and its kind say 0 */
 		return fail(err, path, "empty file: not a tensor");
-	fd = openat(dirfd, rel, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK | (nofollow ? O_NOFOLLOW : 0));
+	fd = open_regular_fd(dirfd, rel, nofollow ? O_NOFOLLOW : 0, st, &other);
+	if (fd < 0 && other)
+		return not_regular(err, path, st->st_mode);
 	if (fd < 0)
 		return fail(err, path, "%s", errno == ELOOP ? "a symbolic link put in the file's place" : strerror(errno));
-	if (fstat(fd, st)) {
-		int e = errno;
-		close(fd);
-		return fail(err, path, "%s", strerror(e));
-	}
-	if (!S_ISREG(st->st_mode)) {
-		close(fd);
-		return not_regular(err, path, st->st_mode);
-	}
-	/* of the flags F_SETFL changes, only O_NONBLOCK was set */
-	if (fcntl(fd, F_SETFL, 0) < 0) {
-		int e = errno;
-		close(fd);
-		return fail(err, path, "%s", strerror(e));
-	}
 	return fd;
 }
 

@@ -1,6 +1,7 @@
 #include "verdict.h"
 #include "alike.h"
 #include "pyfmt.h"
+#include "recscan.h"
 
 #include <math.h>
 
@@ -247,33 +248,24 @@ static int declared_dtype(const char *s, size_t n)
 /* A JSON array of non-negative integers, as the dump's shape is: [4, 4], [] (at most TENSOR_MAX_DIMS). */
 static bool declared_shape(const struct span *sp, int64_t *dims, int *ndim)
 {
-	const char *p = sp->p, *end = sp->p + sp->n;
+	struct rs_iter it;
+	struct span v;
+	int r;
 	*ndim = 0;
-	if (sp->kind != SPAN_ARRAY || p == end || *p++ != '[')
+	if (sp->kind != SPAN_ARRAY || rs_begin_array(&it, sp->p, sp->n) < 0)
 		return false;
-	for (;;) {
-		int64_t v = 0;
-		bool digits = false;
-		while (p < end && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r'))
-			p++;
-		if (p < end && *p == ']' && !*ndim)
-			return p + 1 == end;
-		while (p < end && *p >= '0' && *p <= '9') {
-			if (v > (INT64_MAX - (*p - '0')) / 10)
+	while ((r = rs_next_item(&it, &v)) == 1) {
+		int64_t d = 0;
+		if (v.kind != SPAN_NUMBER || *ndim >= TENSOR_MAX_DIMS)
+			return false;
+		for (size_t i = 0; i < v.n; i++) {
+			if (v.p[i] < '0' || v.p[i] > '9' || d > (INT64_MAX - (v.p[i] - '0')) / 10)
 				return false;
-			v = v * 10 + (*p++ - '0');
-			digits = true;
+			d = d * 10 + (v.p[i] - '0');
 		}
-		if (!digits || *ndim >= TENSOR_MAX_DIMS)
-			return false;
-		dims[(*ndim)++] = v;
-		while (p < end && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r'))
-			p++;
-		if (p < end && *p == ']')
-			return p + 1 == end;
-		if (p >= end || *p++ != ',')
-			return false;
+		dims[(*ndim)++] = d;
 	}
+	return r == 0;
 }
 
 static void add_shape(struct strbuf *out, const int64_t *dims, int ndim)
