@@ -48,14 +48,14 @@ QUIET_AR = @echo '   AR' $@;
 endif
 
 TOOLS = probe-flatten probe-gendump probe-match probe-metric probe-first probe-stack probe-table probe-plot
-LIB_SRC = $(sort $(wildcard lib/*.c))
+LIB_SRC = $(sort $(wildcard lib/*/*.c))
 LIB_OBJ = $(LIB_SRC:%.c=$(BUILD)/%.o)
 LIB_A = $(BUILD)/libprobe.a
 TOOL_BIN = $(TOOLS:%=$(BUILD)/bin/%)
 UNIT_SRC = $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BIN = $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 # Each object's header dependencies, written by the compiler (-MMD -MP) beside it.
-DEP_FILES = $(wildcard $(BUILD)/lib/*.d $(BUILD)/tools/*.d $(BUILD)/tests/unit/*.d)
+DEP_FILES = $(wildcard $(BUILD)/lib/*/*.d $(BUILD)/tools/*.d $(BUILD)/tests/unit/*.d)
 
 DEBIAN_PACKAGES = make gcc libc6-dev pkg-config zlib1g-dev libxxhash-dev libjq-dev libcsv-dev \
 		  libyaml-dev jq time python3 bsdutils gzip mandoc zsh fish parallel \
@@ -71,7 +71,7 @@ all: $(TOOL_BIN)
 
 # The tensor loops are worth vectorising even where GCC's -O2 cost model says no.
 ifeq ($(CC_IS_GCC),1)
-$(BUILD)/lib/tmetric.o $(BUILD)/lib/tensor.o: ALL_CFLAGS += -fvect-cost-model=dynamic
+$(BUILD)/lib/compare/tmetric.o $(BUILD)/lib/tensors/tensor.o: ALL_CFLAGS += -fvect-cost-model=dynamic
 endif
 
 $(BUILD)/%.o: %.c

@@ -2,12 +2,12 @@
  * probe-first: the first divergent operator in execution order, per rank, and the rank that started it;
  * or, in one run, the first operator that made an inf or a NaN.
  */
-#include "../lib/first.h"
-#include "../lib/lines.h"
-#include "../lib/msg.h"
-#include "../lib/opt.h"
-#include "../lib/output.h"
-#include "../lib/progress.h"
+#include "../lib/compare/first.h"
+#include "../lib/records/lines.h"
+#include "../lib/core/msg.h"
+#include "../lib/core/opt.h"
+#include "../lib/records/output.h"
+#include "../lib/core/progress.h"
 
 #include <math.h>
 #include <unistd.h>

@@ -1,16 +1,16 @@
 /*
  * probe-flatten: msprobe dumps in, one record per leaf out (NDJSON).
  */
-#include "../lib/csvin.h"
-#include "../lib/flatten.h"
-#include "../lib/hint.h"
-#include "../lib/layout.h"
-#include "../lib/msg.h"
-#include "../lib/opt.h"
-#include "../lib/output.h"
-#include "../lib/progress.h"
-#include "../lib/record.h"
-#include "../lib/xalloc.h"
+#include "../lib/compare/csvin.h"
+#include "../lib/dumps/flatten.h"
+#include "../lib/dumps/hint.h"
+#include "../lib/dumps/layout.h"
+#include "../lib/core/msg.h"
+#include "../lib/core/opt.h"
+#include "../lib/records/output.h"
+#include "../lib/core/progress.h"
+#include "../lib/dumps/record.h"
+#include "../lib/core/xalloc.h"
 
 #include <sys/stat.h>
 #include <unistd.h>

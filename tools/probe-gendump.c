@@ -1,9 +1,9 @@
 /*
  * probe-gendump: example msprobe dumps of a golden run and a faulty run.
  */
-#include "../lib/gendump.h"
-#include "../lib/msg.h"
-#include "../lib/opt.h"
+#include "../lib/testdata/gendump.h"
+#include "../lib/core/msg.h"
+#include "../lib/core/opt.h"
 
 enum {
 	OPT_MODE = 256,

@@ -1,15 +1,15 @@
 /*
  * probe-match: pair target leaf records with the leaves of a golden dump.
  */
-#include "../lib/hint.h"
-#include "../lib/layout.h"
-#include "../lib/lines.h"
-#include "../lib/match.h"
-#include "../lib/msg.h"
-#include "../lib/opt.h"
-#include "../lib/output.h"
-#include "../lib/progress.h"
-#include "../lib/textesc.h"
+#include "../lib/dumps/hint.h"
+#include "../lib/dumps/layout.h"
+#include "../lib/records/lines.h"
+#include "../lib/compare/match.h"
+#include "../lib/core/msg.h"
+#include "../lib/core/opt.h"
+#include "../lib/records/output.h"
+#include "../lib/core/progress.h"
+#include "../lib/core/textesc.h"
 
 #include <unistd.h>
 

@@ -1,12 +1,12 @@
 /*
  * probe-metric: msprobe's metrics and verdict for pair records, and ours; msprobe's CSV.
  */
-#include "../lib/lines.h"
-#include "../lib/metric.h"
-#include "../lib/msg.h"
-#include "../lib/opt.h"
-#include "../lib/output.h"
-#include "../lib/progress.h"
+#include "../lib/records/lines.h"
+#include "../lib/compare/metric.h"
+#include "../lib/core/msg.h"
+#include "../lib/core/opt.h"
+#include "../lib/records/output.h"
+#include "../lib/core/progress.h"
 
 #include <math.h>
 #include <unistd.h>

@@ -2,14 +2,14 @@
  * probe-plot: a picture of where a run leaves its reference: the error of every leaf along execution order,
  * one line per rank, the first divergence and the first non-finite value marked, the modules underneath.
  */
-#include "../lib/layout.h"
-#include "../lib/lines.h"
-#include "../lib/msg.h"
-#include "../lib/opt.h"
-#include "../lib/output.h"
-#include "../lib/partial.h"
-#include "../lib/plot.h"
-#include "../lib/progress.h"
+#include "../lib/dumps/layout.h"
+#include "../lib/records/lines.h"
+#include "../lib/core/msg.h"
+#include "../lib/core/opt.h"
+#include "../lib/records/output.h"
+#include "../lib/core/partial.h"
+#include "../lib/plot/plot.h"
+#include "../lib/core/progress.h"
 
 #include <stdio.h>
 #include <unistd.h>
@@ -90,7 +90,7 @@ static bool has_suffix(const char *s, const char *suffix)
 }
 
 /*
- * The picture into path, through a temporary file beside it (lib/partial.h:
+ * The picture into path, through a temporary file beside it (lib/core/partial.h:
  * a name of its own, never a file or link planted there): a failed or
  * interrupted run leaves neither.
  */

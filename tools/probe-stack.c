@@ -1,12 +1,12 @@
 /*
  * probe-stack: attach to each record the Python stack and the module chain of its entry.
  */
-#include "../lib/attach.h"
-#include "../lib/lines.h"
-#include "../lib/msg.h"
-#include "../lib/opt.h"
-#include "../lib/output.h"
-#include "../lib/xalloc.h"
+#include "../lib/compare/attach.h"
+#include "../lib/records/lines.h"
+#include "../lib/core/msg.h"
+#include "../lib/core/opt.h"
+#include "../lib/records/output.h"
+#include "../lib/core/xalloc.h"
 
 #include <unistd.h>
 

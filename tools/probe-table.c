@@ -1,11 +1,11 @@
 /*
  * probe-table: JSON objects, one per line, into a CSV table written as probe writes msprobe's.
  */
-#include "../lib/lines.h"
-#include "../lib/msg.h"
-#include "../lib/opt.h"
-#include "../lib/output.h"
-#include "../lib/table.h"
+#include "../lib/records/lines.h"
+#include "../lib/core/msg.h"
+#include "../lib/core/opt.h"
+#include "../lib/records/output.h"
+#include "../lib/msprobe/table.h"
 
 #include <unistd.h>
 

@@ -14,8 +14,8 @@
 #define PROBE_FUZZ_H
 
 #define _GNU_SOURCE 1
-#include "../../lib/compat.h"
-#include "../../lib/msg.h"
+#include "../../lib/core/compat.h"
+#include "../../lib/core/msg.h"
 
 #include <fcntl.h>
 #include <sys/mman.h>

@@ -1,7 +1,7 @@
 # tests/fuzz/fuzz.mk: the libFuzzer harnesses, built by tests/fuzz/build.sh
 # (which passes WARNINGS and PROBE_LIBS from the top Makefile).
 #
-#   OUT/lib/*.o       lib/*.c with coverage and ASan+UBSan (clang)
+#   OUT/lib/*/*.o     lib/*/*.c with coverage and ASan+UBSan (clang)
 #   OUT/libprobe.a
 #   OUT/bin/fuzz_*    one harness per tests/fuzz/fuzz_*.c
 
@@ -10,11 +10,11 @@ FUZZ_CC ?= clang
 SAN = -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
 FUZZ_CFLAGS = -std=c11 $(WARNINGS) -O1 -g $(SAN)
 
-LIB_SRC = $(sort $(wildcard lib/*.c))
+LIB_SRC = $(sort $(wildcard lib/*/*.c))
 LIB_OBJ = $(LIB_SRC:lib/%.c=$(OUT)/lib/%.o)
 FUZZ_SRC = $(sort $(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_BIN = $(FUZZ_SRC:tests/fuzz/%.c=$(OUT)/bin/%)
-LIB_HEADERS = $(wildcard lib/*.h)
+LIB_HEADERS = $(wildcard lib/*/*.h)
 FUZZ_HEADERS = $(wildcard tests/fuzz/*.h) tests/unit/tmetric_ways.h
 
 .PHONY: all

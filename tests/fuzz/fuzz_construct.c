@@ -1,11 +1,11 @@
 /*
- * msprobe's construct.json (lib/construct.c): construct_load() on a file
+ * msprobe's construct.json (lib/dumps/construct.c): construct_load() on a file
  * holding the input; for the nodes of a map it loads (the first 64), the
  * chain of modules, which must be a valid JSON array.
  */
 #include "fuzz.h"
-#include "../../lib/construct.h"
-#include "../../lib/json.h"
+#include "../../lib/dumps/construct.h"
+#include "../../lib/json/json.h"
 
 static void check_chain(const char *text, size_t len, int depth)
 {

@@ -1,5 +1,5 @@
 /*
- * msprobe compare_result CSV files (lib/csvin.c): csvin_read() on a file
+ * msprobe compare_result CSV files (lib/compare/csvin.c): csvin_read() on a file
  * holding the input.  Every record it makes must be one line of valid
  * JSON and a metric record pair_parse() reads back (two leaf records).
  * Rows are bounded at 4 KiB (PROBE_MAX_LINE), so that the bound is
@@ -7,9 +7,9 @@
  * name the line ("FILE:LINE: ..." or "FILE:LINE:COL: ...").
  */
 #include "fuzz.h"
-#include "../../lib/csvin.h"
-#include "../../lib/json.h"
-#include "../../lib/pair.h"
+#include "../../lib/compare/csvin.h"
+#include "../../lib/json/json.h"
+#include "../../lib/records/pair.h"
 
 struct seen {
 	uint64_t records;

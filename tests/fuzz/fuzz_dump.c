@@ -1,6 +1,6 @@
 /*
- * A whole dump.json flattened into leaf records (lib/dump.c, lib/flatten.c,
- * lib/record.c).
+ * A whole dump.json flattened into leaf records (lib/dumps/dump.c, lib/dumps/flatten.c,
+ * lib/dumps/record.c).
  *
  * The input is the dump (or a gzip of it).  It is flattened once with
  * flatten_dump() as probe-flatten does, and once more through dump_read()
@@ -11,11 +11,11 @@
  * record_add_leaf() says it wrote them.
  */
 #include "fuzz.h"
-#include "../../lib/dump.h"
-#include "../../lib/flatten.h"
-#include "../../lib/json.h"
-#include "../../lib/leafrec.h"
-#include "../../lib/record.h"
+#include "../../lib/dumps/dump.h"
+#include "../../lib/dumps/flatten.h"
+#include "../../lib/json/json.h"
+#include "../../lib/records/leafrec.h"
+#include "../../lib/dumps/record.h"
 
 #define XXH_INLINE_ALL
 #include <xxhash.h>

@@ -1,6 +1,6 @@
 /*
- * The streaming JSON tokenizer (lib/json.c) and the tree builder
- * (lib/jtree.c).
+ * The streaming JSON tokenizer (lib/json/json.c) and the tree builder
+ * (lib/json/jtree.c).
  *
  * The first byte of the input picks the flags (JSON_MULTI or not) and how
  * the rest is fed: whole, in reads of a size chosen from that byte, and
@@ -11,9 +11,9 @@
  * way, and built into a tree.
  */
 #include "fuzz.h"
-#include "../../lib/arena.h"
-#include "../../lib/json.h"
-#include "../../lib/jtree.h"
+#include "../../lib/core/arena.h"
+#include "../../lib/json/json.h"
+#include "../../lib/json/jtree.h"
 
 /* All events as text, one line each, the error message last; returns the last type. */
 static enum json_type events(const uint8_t *in, size_t len, unsigned flags, size_t chunk, size_t cap,

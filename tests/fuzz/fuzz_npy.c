@@ -1,5 +1,5 @@
 /*
- * .npy files (lib/tensor.c): tensor_open() on the input, then every
+ * .npy files (lib/tensors/tensor.c): tensor_open() on the input, then every
  * element read back (see fuzz_tensor.h).
  */
 #include "fuzz_tensor.h"

@@ -1,5 +1,5 @@
 /*
- * torch .pt files, a zip archive around a pickle (lib/tensor.c):
+ * torch .pt files, a zip archive around a pickle (lib/tensors/tensor.c):
  * tensor_open() on the input, then every element read back (see
  * fuzz_tensor.h).
  *

@@ -1,6 +1,6 @@
 /*
- * Record lines (lib/recscan.c, lib/leafrec.c, lib/pair.c, lib/lines.c,
- * lib/pyval.c).
+ * Record lines (lib/json/recscan.c, lib/records/leafrec.c, lib/records/pair.c, lib/records/lines.c,
+ * lib/msprobe/pyval.c).
  *
  * The whole input is taken as one line, and then as a file of lines read
  * by line_reader (blank lines, a last line without a newline, gzip; lines
@@ -19,14 +19,14 @@
  * nothing deeper than RS_MAX_DEPTH.
  */
 #include "fuzz.h"
-#include "../../lib/leafrec.h"
-#include "../../lib/lines.h"
-#include "../../lib/pair.h"
-#include "../../lib/pyval.h"
-#include "../../lib/recscan.h"
-#include "../../lib/xalloc.h"
+#include "../../lib/records/leafrec.h"
+#include "../../lib/records/lines.h"
+#include "../../lib/records/pair.h"
+#include "../../lib/msprobe/pyval.h"
+#include "../../lib/json/recscan.h"
+#include "../../lib/core/xalloc.h"
 
-/* The parse of lib/pyval.c before issue 17: recursive, each nested value skipped before it is read. */
+/* The parse of lib/msprobe/pyval.c before issue 17: recursive, each nested value skipped before it is read. */
 static struct pyval *ref_parse(const struct span *s, unsigned flags, struct arena *a)
 {
 	struct pyval **items = NULL, *v;

@@ -1,11 +1,11 @@
 /*
- * msprobe's stack.json (lib/stack.c): stack_map_load() on a file holding
+ * msprobe's stack.json (lib/dumps/stack.c): stack_map_load() on a file holding
  * the input; every stack of a map it loads is then rendered (repr, CSV
  * cell, JSON, which must be valid JSON) and its frames taken apart.
  */
 #include "fuzz.h"
-#include "../../lib/json.h"
-#include "../../lib/stack.h"
+#include "../../lib/json/json.h"
+#include "../../lib/dumps/stack.h"
 
 static void check_json(const char *text, size_t len)
 {

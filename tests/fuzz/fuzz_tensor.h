@@ -16,7 +16,7 @@
 #define PROBE_FUZZ_TENSOR_H
 
 #include "fuzz.h"
-#include "../../lib/tensor.h"
+#include "../../lib/tensors/tensor.h"
 
 #define WINDOW 4096
 

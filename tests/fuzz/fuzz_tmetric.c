@@ -1,5 +1,5 @@
 /*
- * Tensor metrics (lib/tmetric.c), differentially: the input's bytes after
+ * Tensor metrics (lib/compare/tmetric.c), differentially: the input's bytes after
  * a first control byte are split into a target and a golden tensor of the
  * same length, float32 or bfloat16 (bit 0 of the control byte), and
  * compared four ways that must agree bit for bit in every field and

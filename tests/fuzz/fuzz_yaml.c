@@ -1,15 +1,15 @@
 /*
- * Mapping files (lib/yamlmap.c): yamlmap_load() on a file holding the
+ * Mapping files (lib/core/yamlmap.c): yamlmap_load() on a file holding the
  * input, as probe-match loads its -dm (data mapping) and -cm (cell
  * mapping) files.  A map it loads must hold each key once, in file order,
  * and give back each value under its key; a failure must name the file
  * and leave nothing behind.  The cell mapping is then applied
- * (cell_mapped_name(), lib/match.c) to row names built from the keys, as
+ * (cell_mapped_name(), lib/compare/match.c) to row names built from the keys, as
  * probe-match -cm applies it to the target's rows.
  */
 #include "fuzz.h"
-#include "../../lib/match.h"
-#include "../../lib/yamlmap.h"
+#include "../../lib/compare/match.h"
+#include "../../lib/core/yamlmap.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {

@@ -19,7 +19,7 @@ for t in cppcheck clang-tidy; do
 	command -v $t > /dev/null || { echo "tests/lint/run.sh: $t is not installed (make deps)" >&2; exit 2; }
 done
 jobs=${JOBS:-$(getconf _NPROCESSORS_ONLN 2> /dev/null || echo 2)}
-files=${LINT_FILES:-$(ls lib/*.c tools/*.c)}
+files=${LINT_FILES:-$(ls lib/*/*.c tools/*.c)}
 status=0
 out=$(mktemp)
 trap 'rm -f "$out" "$out.tidy"' EXIT

@@ -8,7 +8,7 @@
 #ifndef PROBE_TAP_H
 #define PROBE_TAP_H
 
-#include "../../lib/compat.h"
+#include "../../lib/core/compat.h"
 
 static int tap_count, tap_failed;
 

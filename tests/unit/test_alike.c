@@ -5,7 +5,7 @@
  * out by hand for each case.
  */
 #include "tap.h"
-#include "../../lib/alike.h"
+#include "../../lib/compare/alike.h"
 
 /* A leaf record of rank 0, step 0 with the given name and extra members. */
 static void leaf(struct strbuf *sb, struct leafrec *r, const char *name, const char *extra)

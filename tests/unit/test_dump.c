@@ -4,9 +4,9 @@
  * buffer split.
  */
 #include "tap.h"
-#include "../../lib/dump.h"
-#include "../../lib/msg.h"
-#include "../../lib/record.h"
+#include "../../lib/dumps/dump.h"
+#include "../../lib/core/msg.h"
+#include "../../lib/dumps/record.h"
 
 #include <unistd.h>
 

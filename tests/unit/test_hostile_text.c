@@ -3,8 +3,8 @@
  * of probe's own CSVs (mstable.h), and control characters for a terminal (textesc.h).
  */
 #include "tap.h"
-#include "../../lib/mstable.h"
-#include "../../lib/textesc.h"
+#include "../../lib/msprobe/mstable.h"
+#include "../../lib/core/textesc.h"
 
 static void check_float(const char *s, bool want)
 {

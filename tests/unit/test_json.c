@@ -4,8 +4,8 @@
  * bytes per read, and with tiny internal buffers that must grow).
  */
 #include "tap.h"
-#include "../../lib/json.h"
-#include "../../lib/xalloc.h"
+#include "../../lib/json/json.h"
+#include "../../lib/core/xalloc.h"
 
 #include <unistd.h>
 #include <zlib.h>

@@ -1,7 +1,7 @@
 /* Finding dump files: rank, step and root directories, and the layouts that are errors. */
 #include "tap.h"
-#include "../../lib/layout.h"
-#include "../../lib/msg.h"
+#include "../../lib/dumps/layout.h"
+#include "../../lib/core/msg.h"
 
 #include <sys/stat.h>
 #include <unistd.h>

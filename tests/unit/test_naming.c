@@ -1,6 +1,6 @@
 /* Entry-name decomposition and compare keys (msprobe-compare.md sections 1.6 and 3.1). */
 #include "tap.h"
-#include "../../lib/naming.h"
+#include "../../lib/msprobe/naming.h"
 
 static void check_parse(const char *name, enum entry_dir dir, enum entry_layout layout, const char *base)
 {

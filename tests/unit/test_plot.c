@@ -1,6 +1,6 @@
 /* probe-plot's model: module labels, and the per-column aggregate that must keep every extreme. */
 #include "tap.h"
-#include "../../lib/plotmodel.h"
+#include "../../lib/plot/plotmodel.h"
 
 #include <math.h>
 

@@ -1,6 +1,6 @@
 /* Python's float repr, checked against values printed by CPython itself. */
 #include "tap.h"
-#include "../../lib/pyfmt.h"
+#include "../../lib/msprobe/pyfmt.h"
 
 #include <math.h>
 

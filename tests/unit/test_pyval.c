@@ -1,12 +1,12 @@
 /*
- * JSON values as Python sees them (lib/pyval.c): what they print as, what
+ * JSON values as Python sees them (lib/msprobe/pyval.c): what they print as, what
  * is refused, and the depth limit shared with the record scanner
- * (lib/recscan.c): 10,000 levels read, deeper refused without a crash, in
+ * (lib/json/recscan.c): 10,000 levels read, deeper refused without a crash, in
  * one pass whatever the depth.
  */
 #include "tap.h"
-#include "../../lib/pyval.h"
-#include "../../lib/recscan.h"
+#include "../../lib/msprobe/pyval.h"
+#include "../../lib/json/recscan.h"
 
 #include <time.h>
 

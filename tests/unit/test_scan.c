@@ -4,10 +4,10 @@
  * and writers built on them: string ends, JSON string escaping, leaf fields.
  */
 #include "tap.h"
-#include "../../lib/jsonw.h"
-#include "../../lib/leafrec.h"
-#include "../../lib/recscan.h"
-#include "../../lib/swar.h"
+#include "../../lib/json/jsonw.h"
+#include "../../lib/records/leafrec.h"
+#include "../../lib/json/recscan.h"
+#include "../../lib/core/swar.h"
 
 static void check_word_masks(void)
 {

@@ -7,10 +7,10 @@
  * that must fail cleanly or read within the file.
  */
 #include "tap.h"
-#include "../../lib/tensor.h"
-#include "../../lib/tensorw.h"
-#include "../../lib/tmetric.h"
-#include "../../lib/xalloc.h"
+#include "../../lib/tensors/tensor.h"
+#include "../../lib/testdata/tensorw.h"
+#include "../../lib/compare/tmetric.h"
+#include "../../lib/core/xalloc.h"
 
 #include <fcntl.h>
 #include <math.h>

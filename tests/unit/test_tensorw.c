@@ -11,9 +11,9 @@
  * torch as torch.frombuffer(bytearray(...), dtype=D).clone().
  */
 #include "tap.h"
-#include "../../lib/tensor.h"
-#include "../../lib/tensorw.h"
-#include "../../lib/xalloc.h"
+#include "../../lib/tensors/tensor.h"
+#include "../../lib/testdata/tensorw.h"
+#include "../../lib/core/xalloc.h"
 
 #include <dirent.h>
 #include <sys/stat.h>

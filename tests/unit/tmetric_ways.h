@@ -1,5 +1,5 @@
 /*
- * tmetric_ways.h: one pair compared every way lib/tmetric.c can compare
+ * tmetric_ways.h: one pair compared every way lib/compare/tmetric.c can compare
  * it, for the unit test (test_tmetric.c) and the fuzzer (fuzz_tmetric.c):
  * the one pass with its widest loop, with its AVX2 loop, with its plain C
  * loops, and the element-wise path (the same elements as a strided view,
@@ -8,7 +8,7 @@
 #ifndef PROBE_TMETRIC_WAYS_H
 #define PROBE_TMETRIC_WAYS_H
 
-#include "../../lib/tmetric.h"
+#include "../../lib/compare/tmetric.h"
 
 #include <string.h>
 

@@ -1,5 +1,5 @@
 # Every fault of the generator: probe-first names the leaf where it starts and
-# whether its operator made the difference or received it (lib/gendump.h
+# whether its operator made the difference or received it (lib/testdata/gendump.h
 # documents where each fault lands), in statistics and md5 dumps; identical
 # runs give exit status 0 and nothing but the summary.
 for mode in statistics md5; do

@@ -1,5 +1,5 @@
 # --zoo: Tensor.zoo_<case>.0.forward entries after the training ones, on both sides (the cases are
-# listed in lib/gendump.h with what msprobe should report for them).  jq shows dump.json's NaN as null
+# listed in lib/testdata/gendump.h with what msprobe should report for them).  jq shows dump.json's NaN as null
 # and its infinities as +-1.797e308.
 probe-gendump --mode tensor --zoo run
 for side in target golden; do

@@ -4,7 +4,7 @@
 # --list-options prints one line per option, short TAB long TAB arg TAB choices
 # TAB flags TAB help ("-" for none; flag "o": the argument is optional), then
 # "operands" TAB flags.  It lists -h/--help and --version, which every tool has
-# without declaring them (lib/opt.h); the pages list them too, so they are
+# without declaring them (lib/core/opt.h); the pages list them too, so they are
 # checked like any other option.
 #
 # On the page, the entries are the .It lines of the first-level list of

@@ -1,7 +1,7 @@
 # The marked points are the ones probe-first reports: the first divergence of
 # each rank (probe-first on the same records) and the first non-finite value
 # (probe-first --nonfinite on the target's leaves), at the x of that leaf;
-# and, independently of lib/first.c, the first leaf whose verdict is "diff"
+# and, independently of lib/compare/first.c, the first leaf whose verdict is "diff"
 # in execution order on each rank.  The SVG is well-formed XML.
 marks() { # kind: "rank leaf x" per mark of that kind, sorted
 	xmllint --xpath "//*[local-name()='g'][@class='mark'][@data-kind='$1']" p.svg 2>/dev/null |

@@ -1,0 +1,1620 @@
+#include "first.h"
+#include "alike.h"
+#include "../msprobe/comm.h"
+#include "../json/jsonw.h"
+#include "../msprobe/mscell.h"
+#include "../records/pair.h"
+#include "../msprobe/pyfmt.h"
+#include "../json/recscan.h"
+#include "../dumps/stack.h"
+#include "../tensors/tensor.h"
+#include "verdict.h"
+#include "../core/xalloc.h"
+#include "../core/msg.h"
+#include "../core/strmap.h"
+#include "../core/textesc.h"
+
+#include <math.h>
+#include <xxhash.h>
+
+/* A divergence (or a culprit) kept for the output. */
+struct finding {
+	char *line;             /* the record as it came */
+	size_t len;
+	char *verdict, *reason; /* ours, when worked out here (NULL: the record has them) */
+	char *tensor_json;      /* our tensor comparison as a "tensor" object, when worked out here */
+	int64_t rank, step, seq;
+	char *entry, *name, *state;
+	size_t n;               /* 1 for the first on its rank */
+	bool cause;
+	bool parameter;         /* a "parameters" leaf */
+	size_t same_as;         /* the same tensor as the rank's divergence #same_as (0: none) */
+	int64_t carried_from;   /* a parameter carried from this earlier step by the optimizer (-1: not) */
+	uint64_t unchosen_before; /* divergences of its rank before it that --where did not choose */
+	int inputs;             /* of its operator, for an output: INPUTS_* */
+	uint64_t earlier_within; /* leaves that differed within the band before it */
+	uint64_t comm_before;   /* communication operators its rank had started before its operator */
+	bool in_comm;           /* it is a leaf of a communication operator */
+	bool received;          /* an output of a communication operator whose inputs were the same */
+	char *why;              /* one sentence for people */
+	char *what;             /* nonfinite: which statistics are not finite */
+	bool started;           /* its rank started it (the first finding of a starting rank) */
+};
+
+enum { INPUTS_NA = -1, INPUTS_DIFFER = 0, INPUTS_SAME = 1, INPUTS_WITHIN = 2 };
+
+/* msprobe's view of one entry (its -da rule, or overflow_check's), for --msprobe. */
+struct ms_entry {
+	char *entry;
+	bool comm;
+	bool flagged;           /* diff (-da) or anomaly (overflow_check) */
+	bool input_bad;         /* overflow_check: its inputs hold inf/nan */
+	char *data_info;        /* the JSON msprobe would show for it, when it may be reported */
+	char *stack;            /* its frames as JSON, when attached */
+	char *construct;        /* its module chain as JSON, when attached */
+};
+
+struct rank_state {
+	int64_t rank;
+	/* the operator being read */
+	char *entry;
+	int64_t step;
+	bool entry_is_comm;
+	int inputs;              /* INPUTS_SAME until an input or parameter differs */
+	/* nonfinite: the operator being read, its first non-finite input and output leaves */
+	struct bad_leaf { char *line; size_t len; char *what, *name, *state; int64_t seq; } bad_in, bad_out;
+	bool seen_nonfinite;     /* an inf or a NaN in any leaf before the operator being read */
+	/* so far */
+	uint64_t comm;           /* communication operators started */
+	uint64_t diffs, within;  /* leaves beyond / within the band */
+	uint64_t pairs, same, diff, unmatched, golden_only, unreadable, leaves, propagators;
+	int64_t first_diff_step; /* the step of its first divergence (when diffs) */
+	uint64_t unchosen;       /* divergences --where did not choose, while fewer than n were kept */
+	struct strmap reported;  /* fingerprint and step of the inputs and parameters reported -> their n */
+	struct finding *found;
+	size_t nfound, found_alloc;
+	/* --msprobe */
+	struct ms_entry *ms;
+	size_t nms, ms_alloc;
+	bool ms_cur_flag;        /* the current entry, msprobe's rule */
+	struct strbuf ms_in, ms_out; /* its data_info parts */
+	char *cur_stack, *cur_construct; /* its frames and module chain, when attached (probe-stack) */
+	bool ms_in_bad, ms_out_bad;
+};
+
+struct first_stream {
+	struct first_options opts;
+	bool banded;
+	struct rank_state *ranks;
+	size_t nranks, ranks_alloc;
+	bool md5;                /* msprobe's mode: md5 (for the -da rule) */
+	struct alike *alike;     /* the like-for-like check (two runs) */
+	struct rank_state *cur;  /* the rank of the last target leaf: golden-only pairs after it are its */
+	bool finished;
+	size_t found;
+	struct strbuf scratch;
+};
+
+struct first_stream *first_new(const struct first_options *opts)
+{
+	struct first_stream *f = xcalloc(1, sizeof(*f));
+	f->opts = *opts;
+	if (!f->opts.n)
+		f->opts.n = 1;
+	f->banded = opts->band.rtol > 0 || opts->band.atol > 0 || opts->band.ulps > 0 || opts->cos_min > 0;
+	strbuf_init(&f->scratch, 0);
+	if (!opts->nonfinite)
+		f->alike = alike_new(&(struct alike_options){ .partial = opts->partial });
+	return f;
+}
+
+static void bad_leaf_clear(struct bad_leaf *b)
+{
+	free(b->line);
+	free(b->what);
+	free(b->name);
+	free(b->state);
+	memset(b, 0, sizeof(*b));
+}
+
+static void finding_release(struct finding *x)
+{
+	free(x->line);
+	free(x->verdict);
+	free(x->reason);
+	free(x->tensor_json);
+	free(x->entry);
+	free(x->name);
+	free(x->state);
+	free(x->why);
+	free(x->what);
+}
+
+void first_free(struct first_stream *f)
+{
+	if (!f)
+		return;
+	for (size_t r = 0; r < f->nranks; r++) {
+		struct rank_state *rs = &f->ranks[r];
+		for (size_t i = 0; i < rs->nfound; i++)
+			finding_release(&rs->found[i]);
+		for (size_t i = 0; i < rs->nms; i++) {
+			free(rs->ms[i].entry);
+			free(rs->ms[i].data_info);
+			free(rs->ms[i].stack);
+			free(rs->ms[i].construct);
+		}
+		free(rs->ms);
+		free(rs->found);
+		strmap_release(&rs->reported);
+		free(rs->entry);
+		bad_leaf_clear(&rs->bad_in);
+		bad_leaf_clear(&rs->bad_out);
+		free(rs->cur_stack);
+		free(rs->cur_construct);
+		strbuf_release(&rs->ms_in);
+		strbuf_release(&rs->ms_out);
+	}
+	free(f->ranks);
+	alike_free(f->alike);
+	strbuf_release(&f->scratch);
+	free(f);
+}
+
+size_t first_found(const struct first_stream *f)
+{
+	return f->found;
+}
+
+/*
+ * The pairs compared (matched, and their tensors read when they have any)
+ * and all of them (with the unmatched target leaves and golden-only leaves).
+ */
+static void first_counts(const struct first_stream *f, uint64_t *compared, uint64_t *total)
+{
+	*compared = *total = 0;
+	for (size_t i = 0; i < f->nranks; i++) {
+		const struct rank_state *rs = &f->ranks[i];
+		*total += rs->pairs + rs->golden_only;
+		*compared += rs->pairs - rs->unmatched - rs->unreadable;
+	}
+}
+
+int first_status(const struct first_stream *f)
+{
+	uint64_t compared, total;
+	if (f->found)
+		return PROBE_DIFFERENT;
+	if (f->opts.nonfinite)
+		return PROBE_OK;
+	first_counts(f, &compared, &total);
+	return compared < total && !alike_accepted(f->alike) ? PROBE_INCOMPLETE : PROBE_OK;
+}
+
+/* ---- ranks and operators ---------------------------------------------------- */
+
+static struct rank_state *rank_of(struct first_stream *f, int64_t rank)
+{
+	for (size_t i = 0; i < f->nranks; i++)
+		if (f->ranks[i].rank == rank)
+			return &f->ranks[i];
+	ALLOC_GROW(f->ranks, f->nranks + 1, f->ranks_alloc);
+	struct rank_state *rs = &f->ranks[f->nranks++];
+	memset(rs, 0, sizeof(*rs));
+	rs->rank = rank;
+	rs->inputs = INPUTS_SAME;
+	strbuf_init(&rs->ms_in, 0);
+	strbuf_init(&rs->ms_out, 0);
+	return rs;
+}
+
+static char *span_dup(const struct span *s)
+{
+	struct strbuf sb = STRBUF_INIT;
+	if (s->kind == SPAN_STRING)
+		span_string(s, &sb);
+	else if (s->kind != SPAN_NONE)
+		strbuf_add(&sb, s->p, s->n);
+	return strbuf_detach(&sb, NULL);
+}
+
+static bool is_output_state(const struct span *state)
+{
+	return span_str_eq(state, "output", 6) || span_str_eq(state, "parameters_grad", 15);
+}
+
+static void ms_close_entry(struct first_stream *f, struct rank_state *rs);
+
+/*
+ * A leaf of (step, entry) on this rank: when it starts another operator, the
+ * operator before it is done (for --nonfinite and --msprobe), and the new one
+ * starts with nothing known about its inputs.
+ */
+static bool enter(struct first_stream *f, struct rank_state *rs, const struct leafrec *r, void (*done)(struct first_stream *,
+												   struct rank_state *))
+{
+	const struct span *e = &r->f[LF_ENTRY];
+	const char *p;
+	size_t n;
+	if (rs->entry && rs->step == r->step && span_plain_string(e, &p, &n) && strlen(rs->entry) == n &&
+	    !memcmp(rs->entry, p, n))
+		return false;
+	if (rs->entry && done)
+		done(f, rs);
+	ms_close_entry(f, rs);
+	if (rs->entry_is_comm)
+		rs->comm++;
+	free(rs->entry);
+	rs->entry = span_dup(e);
+	rs->step = r->step;
+	rs->entry_is_comm = comm_is_communication(rs->entry, strlen(rs->entry));
+	rs->inputs = INPUTS_SAME;
+	rs->ms_cur_flag = false;
+	rs->ms_in_bad = rs->ms_out_bad = false;
+	strbuf_reset(&rs->ms_in);
+	strbuf_reset(&rs->ms_out);
+	return true;
+}
+
+/* ---- msprobe's view ----------------------------------------------------------- */
+
+/* The leaf's statistics as msprobe's diff_analyze shows them ("NPU max" ... or "NPU MD5"); raw: as the dump has them. */
+static void ms_leaf_json(struct strbuf *sb, const struct leafrec *r, bool md5, bool raw)
+{
+	static const char *const table[] = { "NPU max", "NPU min", "NPU mean", "NPU l2norm" };
+	static const char *const dump[] = { "Max", "Min", "Mean", "Norm" };
+	const char *const *names = raw ? dump : table;
+	struct strbuf name = STRBUF_INIT;
+	leafrec_str(r, LF_NAME, &name);
+	if (sb->len)
+		strbuf_addch(sb, ',');
+	jsonw_string(sb, name.buf, name.len);
+	strbuf_addstr(sb, ":{");
+	if (md5) {
+		strbuf_addstr(sb, "\"NPU MD5\":");
+		if (r->f[LF_MD5].kind == SPAN_NONE)
+			strbuf_addstr(sb, "null");
+		else
+			strbuf_add(sb, r->f[LF_MD5].p, r->f[LF_MD5].n);
+	} else {
+		for (int i = 0; i < 4; i++) {
+			const struct span *s = &r->f[LF_MAX + i];
+			strbuf_addf(sb, "%s\"%s\":", i ? "," : "", names[i]);
+			if (s->kind == SPAN_NONE)
+				strbuf_addstr(sb, "null");
+			else
+				strbuf_add(sb, s->p, s->n);
+		}
+	}
+	strbuf_addch(sb, '}');
+	strbuf_release(&name);
+}
+
+/* msprobe -da: a finite relative change of more than 50 % of an output statistic, or an md5 mismatch. */
+static bool ms_da_flags(const struct pair *p, bool md5)
+{
+	if (!p->has_t || !p->has_g || p->gated || !span_str_eq(&p->t.f[LF_STATE], "output", 6))
+		return false;
+	if (md5)
+		return !span_same(&p->t.f[LF_MD5], &p->g.f[LF_MD5]);
+	for (int i = 0; i < 4; i++) {
+		const struct span *a = &p->t.f[LF_MAX + i], *b = &p->g.f[LF_MAX + i];
+		char buf[64];
+		double x, y;
+		if (a->kind != SPAN_NUMBER || b->kind != SPAN_NUMBER || span_same(a, b) || a->n >= sizeof(buf) ||
+		    b->n >= sizeof(buf))
+			continue;
+		memcpy(buf, a->p, a->n);
+		buf[a->n] = '\0';
+		x = pyfmt_strtod(buf, NULL);
+		memcpy(buf, b->p, b->n);
+		buf[b->n] = '\0';
+		y = pyfmt_strtod(buf, NULL);
+		if (y != 0 && isfinite(x) && isfinite(y) && fabs((x - y) / y) > 0.5)
+			return true;
+	}
+	return false;
+}
+
+/* The entry just read, as msprobe sees it, when --msprobe will need it. */
+static void ms_close_entry(struct first_stream *f, struct rank_state *rs)
+{
+	struct ms_entry *e;
+	if (!rs->entry || !f->opts.msprobe)
+		return;
+	ALLOC_GROW(rs->ms, rs->nms + 1, rs->ms_alloc);
+	e = &rs->ms[rs->nms++];
+	memset(e, 0, sizeof(*e));
+	e->entry = xstrdup(rs->entry);
+	e->comm = rs->entry_is_comm;
+	if (f->opts.nonfinite) {
+		e->input_bad = rs->ms_in_bad;
+		e->flagged = !rs->ms_in_bad && rs->ms_out_bad && !comm_is_ignored_op(rs->entry, strlen(rs->entry));
+	} else {
+		e->flagged = rs->ms_cur_flag && !comm_is_ignored_op(rs->entry, strlen(rs->entry));
+	}
+	/* data for the entries msprobe may report: flagged ones, and communication ones */
+	if (e->flagged || e->comm || rs->ms_in_bad || rs->ms_out_bad) {
+		struct strbuf sb = STRBUF_INIT;
+		strbuf_addstr(&sb, "{\"input\":{");
+		strbuf_addbuf(&sb, &rs->ms_in);
+		strbuf_addstr(&sb, "},\"output\":{");
+		strbuf_addbuf(&sb, &rs->ms_out);
+		strbuf_addstr(&sb, "}}");
+		e->data_info = strbuf_detach(&sb, NULL);
+		e->stack = rs->cur_stack;
+		e->construct = rs->cur_construct;
+		rs->cur_stack = rs->cur_construct = NULL;
+	}
+	free(rs->cur_stack);
+	free(rs->cur_construct);
+	rs->cur_stack = rs->cur_construct = NULL;
+}
+
+/* The frames and module chain probe-stack attached, kept for the operator being read. */
+static void note_stack(struct rank_state *rs, const struct leafrec *r)
+{
+	if (!rs->cur_stack && r->f[LF_STACK].kind == SPAN_ARRAY)
+		rs->cur_stack = xmemdupz(r->f[LF_STACK].p, r->f[LF_STACK].n);
+	if (!rs->cur_construct && r->f[LF_MODULES].kind == SPAN_ARRAY)
+		rs->cur_construct = xmemdupz(r->f[LF_MODULES].p, r->f[LF_MODULES].n);
+}
+
+/* ---- two runs --------------------------------------------------------------- */
+
+/* Our verdict on a pair, worked out here (with the band; tensor files read when named). */
+struct judged {
+	struct verdict_result v;
+	struct strbuf tensor;   /* our tensor comparison, as JSON, when files were named */
+};
+
+static const char *tensor_path(const struct leafrec *r, struct strbuf *sb)
+{
+	strbuf_reset(sb);
+	if (r->f[LF_DATA].kind != SPAN_STRING || span_string(&r->f[LF_DATA], sb) < 0 || !sb->len)
+		return NULL;
+	return sb->buf;
+}
+
+/* Cosine from msprobe's cell, for the --cos-min band ("1.0", "0.99998"; anything else: none). */
+static bool cosine_of(const struct tmetric *tm, double *cos)
+{
+	char *end;
+	*cos = strtod(tm->cell[TM_COSINE], &end);
+	return end != tm->cell[TM_COSINE] && !*end && isfinite(*cos);
+}
+
+static void tensor_json(struct strbuf *sb, const struct tmetric *tm, const char *problem)
+{
+	strbuf_addstr(sb, "{\"compared\":");
+	if (!tm) {
+		strbuf_addstr(sb, "false,\"problem\":");
+		jsonw_str(sb, problem);
+		strbuf_addch(sb, '}');
+		return;
+	}
+	strbuf_addf(sb, "true,\"comparable\":%s,\"same\":%s", tm->comparable ? "true" : "false",
+		    tm->same ? "true" : "false");
+	if (tm->comparable)
+		strbuf_addf(sb, ",\"elements\":%lld,\"differ\":%lld,\"beyond_band\":%lld", (long long)tm->numel,
+			    (long long)tm->ndiff, (long long)tm->nbeyond);
+	strbuf_addch(sb, '}');
+}
+
+static void compare_tensors(const struct first_stream *f, const struct pair *p, struct judged *j)
+{
+	struct strbuf tp = STRBUF_INIT, gp = STRBUF_INIT, tn = STRBUF_INIT, gn = STRBUF_INIT, err = STRBUF_INIT;
+	struct tensor tt, tg;
+	struct tmetric tm;
+	const char *a = tensor_path(&p->t, &tp), *b = tensor_path(&p->g, &gp);
+	bool compared = false;
+
+	/* the names the files have in their tensor folders (tensor_open_leaf() keeps them there) */
+	leafrec_str(&p->t, LF_DATA_NAME, &tn);
+	leafrec_str(&p->g, LF_DATA_NAME, &gn);
+	if (!a || !b)
+		strbuf_addstr(&err, "no tensor file named in the record");
+	else if (tensor_open_leaf(&tt, a, tn.len ? tn.buf : NULL, &err) == 0) {
+		if (tensor_open_leaf(&tg, b, gn.len ? gn.buf : NULL, &err) == 0) {
+			double cos;
+			/* files that hold what their dumps say, read to the end (not shrunk meanwhile) */
+			compared = tmetric_compare_files(&tt, &tg, f->banded ? &f->opts.band : NULL, &tm, &err) == 0 &&
+				   verdict_tensor_declared(&p->t, &tt, a, &err) == 0 &&
+				   verdict_tensor_declared(&p->g, &tg, b, &err) == 0;
+			/* --cos-min: a pair whose Cosine reaches it passes whatever its elements do */
+			if (compared && f->opts.cos_min > 0 && tm.comparable && !tm.same && cosine_of(&tm, &cos) &&
+			    cos >= f->opts.cos_min)
+				tm.nbeyond = 0;
+			tensor_close(&tg);
+		}
+		tensor_close(&tt);
+	}
+	tensor_json(&j->tensor, compared ? &tm : NULL, err.buf);
+	verdict_tensor(&j->v, compared ? &tm : NULL, err.buf);
+	strbuf_release(&tp);
+	strbuf_release(&gp);
+	strbuf_release(&tn);
+	strbuf_release(&gn);
+	strbuf_release(&err);
+}
+
+/* Both leaves from tensor dumps (the task table, alike.h), and a file named. */
+static bool wants_tensors(const struct pair *p)
+{
+	return p->has_t && p->has_g && alike_compares_elements(&p->t, &p->g) &&
+	       (p->t.f[LF_DATA].kind == SPAN_STRING || p->g.f[LF_DATA].kind == SPAN_STRING);
+}
+
+static enum verdict verdict_of_text(const struct span *s)
+{
+	if (span_str_eq(s, "diff", 4))
+		return VERDICT_DIFF;
+	if (span_str_eq(s, "unmatched", 9))
+		return VERDICT_UNMATCHED;
+	if (span_str_eq(s, "golden_only", 11))
+		return VERDICT_GOLDEN_ONLY;
+	if (span_str_eq(s, "unreadable", 10))
+		return VERDICT_UNREADABLE;
+	return VERDICT_SAME;
+}
+
+static void judge(const struct first_stream *f, const struct pair *p, struct judged *j)
+{
+	struct verdict_options vo = { f->opts.band.rtol, f->opts.band.atol };
+	if (p->verdict.kind == SPAN_STRING && !f->banded) {
+		/* a metric record: probe-metric has judged it, tensors included */
+		j->v.verdict = verdict_of_text(&p->verdict);
+		if (p->reason.kind == SPAN_STRING)
+			span_string(&p->reason, &j->v.reason);
+		return;
+	}
+	verdict_pair(p->has_t ? &p->t : NULL, p->has_g ? &p->g : NULL, &vo, &j->v);
+	if (wants_tensors(p))
+		compare_tensors(f, p, j);
+}
+
+static bool differs_within_band(const struct judged *j)
+{
+	return j->v.verdict == VERDICT_SAME && j->v.within_band;
+}
+
+/* One sentence for people on where a divergence comes from, its role first. */
+static char *explain(const struct rank_state *rs, const struct finding *x, bool weight, const char *comm_entry)
+{
+	struct strbuf sb = STRBUF_INIT;
+	bool output = x->inputs != INPUTS_NA;
+	if (x->same_as)
+		strbuf_addf(&sb, "the same tensor as divergence #%zu (%s), seen again here: not a divergence of its own",
+			    x->same_as, rs->found[x->same_as - 1].name);
+	else if (x->received)
+		strbuf_addf(&sb, "received from another rank through %s; its inputs on this rank are the same",
+			    comm_entry);
+	else if (x->parameter && x->carried_from >= 0)
+		strbuf_addf(&sb, "propagated: a parameter carried from step %lld, whose gradients differed (the "
+				 "optimizer's update made it differ)",
+			    (long long)x->carried_from);
+	else if (x->parameter && x->n == 1 && !rs->diffs)
+		strbuf_addstr(&sb, "the cause: a parameter (a weight or bias) differs, and nothing dumped before it does");
+	else if (x->parameter)
+		strbuf_addstr(&sb, "a cause: a parameter (a weight or bias) differs; no dumped operator produces a "
+				   "parameter within a step, so this difference enters here, whatever differed before it");
+	else if (x->cause && output)
+		strbuf_addstr(&sb, "the cause: this operator made it; its inputs and parameters are the same as the golden's");
+	else if (x->cause && weight)
+		strbuf_addstr(&sb, "the cause: a trainable tensor (a weight) going into this operator differs, and nothing "
+				   "dumped before it does");
+	else if (x->cause)
+		strbuf_addstr(&sb, "the cause: the difference enters here; nothing dumped before it differs, so it comes "
+				   "from outside the dumped operators (a weight, the data, an operator that is not dumped)");
+	else if (output && x->inputs == INPUTS_DIFFER)
+		strbuf_addstr(&sb, "propagated: this operator received a difference in its inputs or parameters");
+	else if (output && x->inputs == INPUTS_WITHIN)
+		strbuf_addstr(&sb, "propagated: its inputs or parameters differ, within the band");
+	else
+		strbuf_addf(&sb, "propagated: carried from earlier, %zu leaves on this rank differ before it", x->n - 1);
+	if (x->earlier_within)
+		strbuf_addf(&sb, " (%llu earlier leaves differ within the band)", (unsigned long long)x->earlier_within);
+	if (x->unchosen_before)
+		strbuf_addf(&sb, " (%llu earlier divergences of this rank are not reported: --where did not choose them)",
+			    (unsigned long long)x->unchosen_before);
+	return strbuf_detach(&sb, NULL);
+}
+
+/* What an input or a parameter holds on both sides: its dtype, shape, statistics and CRC, hashed. */
+static uint64_t fingerprint(const struct pair *p)
+{
+	static const enum leaf_field fields[] = { LF_DTYPE, LF_SHAPE, LF_MAX, LF_MIN, LF_MEAN, LF_NORM, LF_MD5 };
+	struct strbuf sb = STRBUF_INIT;
+	uint64_t h;
+	for (int side = 0; side < 2; side++)
+		for (size_t i = 0; i < ARRAY_SIZE(fields); i++) {
+			const struct span *s = &(side ? &p->g : &p->t)->f[fields[i]];
+			if (s->kind != SPAN_NONE)
+				strbuf_add(&sb, s->p, s->n);
+			strbuf_addch(&sb, '\x1f');
+		}
+	h = XXH3_64bits(sb.buf, sb.len) | 1;
+	strbuf_release(&sb);
+	return h;
+}
+
+/*
+ * An input or parameter reported earlier in the same step whose tensor this
+ * one is (by its fingerprint), or 0; a new one is remembered as number n.
+ */
+static size_t same_tensor_as(struct rank_state *rs, uint64_t fp, int64_t step, size_t n)
+{
+	uint64_t key[2] = { fp, (uint64_t)step };
+	bool created;
+	struct strmap_slot *s = strmap_put(&rs->reported, key, sizeof(key), &created);
+	if (created)
+		s->value.u = n;
+	return created ? 0 : (size_t)s->value.u;
+}
+
+static void keep_finding(struct first_stream *f, struct rank_state *rs, const struct pair *p, struct judged *j,
+			 bool computed)
+{
+	const struct leafrec *r = &p->t;
+	const struct span *state = &r->f[LF_STATE];
+	struct finding *x;
+	size_t twin = is_output_state(state) ? 0 : same_tensor_as(rs, fingerprint(p), r->step, rs->nfound + 1);
+	ALLOC_GROW(rs->found, rs->nfound + 1, rs->found_alloc);
+	x = &rs->found[rs->nfound++];
+	memset(x, 0, sizeof(*x));
+	x->line = xmemdupz(p->line, p->len);
+	x->len = p->len;
+	if (computed) {
+		x->verdict = xstrdup(verdict_name(j->v.verdict));
+		x->reason = xstrdup(j->v.reason.buf);
+		if (j->tensor.len)
+			x->tensor_json = xstrdup(j->tensor.buf);
+	}
+	x->rank = rs->rank;
+	x->step = r->step;
+	x->seq = r->seq;
+	x->entry = span_dup(&r->f[LF_ENTRY]);
+	x->name = span_dup(&r->f[LF_NAME]);
+	x->state = span_dup(state);
+	x->n = rs->nfound;
+	x->same_as = twin;
+	x->parameter = span_str_eq(state, "parameters", 10);
+	x->carried_from = x->parameter && rs->diffs && rs->first_diff_step >= 0 && r->step > rs->first_diff_step
+				  ? rs->first_diff_step
+				  : -1;
+	x->inputs = span_str_eq(state, "output", 6) ? rs->inputs : INPUTS_NA;
+	x->earlier_within = rs->within;
+	x->unchosen_before = rs->unchosen;
+	x->comm_before = rs->comm;
+	x->in_comm = rs->entry_is_comm;
+	x->received = x->in_comm && x->inputs == INPUTS_SAME && span_str_eq(state, "output", 6);
+	/* an output is made here when its operator's inputs were the same; anything else when nothing differed yet */
+	if (x->same_as)
+		x->cause = false;
+	else if (x->parameter)
+		x->cause = x->carried_from < 0; /* within a step no dumped operator makes a parameter */
+	else
+		x->cause = !x->received && (x->inputs == INPUTS_NA ? !rs->diffs : x->inputs == INPUTS_SAME);
+	x->why = explain(rs, x, r->f[LF_REQUIRES_GRAD].kind == SPAN_TRUE && !is_output_state(state), rs->entry);
+	f->found++;
+}
+
+/* The tensor files of an unreadable pair, for the report of the directories that are not there. */
+static void note_unreadable(struct first_stream *f, const struct pair *p)
+{
+	struct strbuf ts = STRBUF_INIT, gs = STRBUF_INIT;
+	alike_unreadable(f->alike, tensor_path(&p->t, &ts), p->has_g ? tensor_path(&p->g, &gs) : NULL);
+	strbuf_release(&ts);
+	strbuf_release(&gs);
+}
+
+static int add_pair(struct first_stream *f, const char *line, size_t len, struct strbuf *err)
+{
+	struct pair p;
+	struct judged j;
+	struct rank_state *rs;
+	bool computed;
+
+	if (pair_parse(&p, line, len, err) < 0) {
+		if (pair_line_is_leaf(line, len)) {
+			strbuf_reset(err);
+			strbuf_addstr(err, "a leaf record, not a pair: compare two runs first (probe-match GOLDEN | "
+					   "probe-first), or look for inf/nan in one with --nonfinite");
+		}
+		return -1;
+	}
+	if (!p.has_t) {
+		/* a golden leaf no target leaf took: its target rank's, counted, never a divergence */
+		(f->cur ? f->cur : rank_of(f, p.g.rank))->golden_only++;
+		alike_golden_only(f->alike, &p.g, p.partial);
+		return 0;
+	}
+	rs = f->cur = rank_of(f, p.t.rank);
+	if (alike_target(f->alike, &p.t, p.has_g, p.has_g ? &p.g : NULL, p.partial, err) < 0)
+		return -1;
+	enter(f, rs, &p.t, NULL);
+	rs->pairs++;
+	if (p.t.f[LF_MD5].kind == SPAN_STRING && (!p.has_g || p.g.f[LF_MD5].kind == SPAN_STRING) &&
+	    !span_str_eq(&p.t.f[LF_TASK], "tensor", 6))
+		f->md5 = true;
+
+	computed = !(p.verdict.kind == SPAN_STRING && !f->banded);
+	memset(&j, 0, sizeof(j));
+	strbuf_init(&j.v.reason, 0);
+	strbuf_init(&j.tensor, 0);
+	judge(f, &p, &j);
+	note_stack(rs, &p.t);
+	if (ms_da_flags(&p, f->md5))
+		rs->ms_cur_flag = true;
+	ms_leaf_json(span_str_eq(&p.t.f[LF_STATE], "output", 6) ? &rs->ms_out : &rs->ms_in, &p.t, f->md5, false);
+
+	switch (j.v.verdict) {
+	case VERDICT_SAME:
+		rs->same++;
+		if (differs_within_band(&j)) {
+			rs->within++;
+			if (!is_output_state(&p.t.f[LF_STATE]) && rs->inputs == INPUTS_SAME)
+				rs->inputs = INPUTS_WITHIN;
+		}
+		break;
+	case VERDICT_UNMATCHED:
+		rs->unmatched++;
+		break;
+	case VERDICT_GOLDEN_ONLY:
+		rs->golden_only++;
+		break;
+	case VERDICT_UNREADABLE:
+		rs->unreadable++;
+		note_unreadable(f, &p);
+		break;
+	case VERDICT_DIFF:
+		rs->diff++;
+		if (rs->nfound < f->opts.n) {
+			int chosen = f->opts.where ? jqsel_match(f->opts.where, line, len, err) : 1;
+			if (chosen < 0) {
+				strbuf_release(&j.v.reason);
+				strbuf_release(&j.tensor);
+				return -1;
+			}
+			if (chosen)
+				keep_finding(f, rs, &p, &j, computed);
+			else
+				rs->unchosen++;
+		}
+		if (!rs->diffs++)
+			rs->first_diff_step = p.t.step;
+		if (!is_output_state(&p.t.f[LF_STATE]))
+			rs->inputs = INPUTS_DIFFER;
+		break;
+	}
+	strbuf_release(&j.v.reason);
+	strbuf_release(&j.tensor);
+	return 0;
+}
+
+/* ---- one run: inf and nan ------------------------------------------------------ */
+
+/* The statistics (or the value) of a leaf that are not finite, as "max inf, min -inf"; "" when none. */
+static void nonfinite_stats(const struct leafrec *r, struct strbuf *out)
+{
+	static const enum leaf_field fields[] = { LF_MAX, LF_MIN, LF_MEAN, LF_NORM, LF_VALUE };
+	strbuf_reset(out);
+	for (size_t i = 0; i < ARRAY_SIZE(fields); i++) {
+		const struct span *s = &r->f[fields[i]];
+		if (s->kind != SPAN_STRING)
+			continue;
+		if (span_str_eq(s, "nan", 3) || span_str_eq(s, "inf", 3) || span_str_eq(s, "-inf", 4)) {
+			strbuf_addf(out, "%s%s %.*s", out->len ? ", " : "", leaf_field_names[fields[i]], (int)s->n - 2,
+				    s->p + 1);
+		}
+	}
+}
+
+/* msprobe overflow_check's predicate: a top-level leaf (not inside a nested list) whose Max or Min is inf/nan. */
+static bool ms_top_level_bad(const struct leafrec *r, const char *entry)
+{
+	const struct span *mx = &r->f[LF_MAX], *mn = &r->f[LF_MIN];
+	struct strbuf name = STRBUF_INIT;
+	bool bad = false, top;
+	const char *rest;
+	leafrec_str(r, LF_NAME, &name);
+	rest = name.buf + (strlen(entry) < name.len ? strlen(entry) + 1 : name.len);
+	/* "input.0", "output.1", "input.alpha": one part after the state; deeper parts are nested lists */
+	top = strchr(rest, '.') && !strchr(strchr(rest, '.') + 1, '.');
+	if (top)
+		bad = span_str_eq(mx, "nan", 3) || span_str_eq(mx, "inf", 3) || span_str_eq(mx, "-inf", 4) ||
+		      span_str_eq(mn, "nan", 3) || span_str_eq(mn, "inf", 3) || span_str_eq(mn, "-inf", 4);
+	strbuf_release(&name);
+	return bad;
+}
+
+/*
+ * The operator just read, in one run: the first inf/nan that enters from
+ * outside (an input when nothing non-finite came before: the data, a
+ * weight), an operator that made one (finite inputs, a non-finite output;
+ * a communication operator: received from a peer), or a propagator.
+ */
+static void nonfinite_done(struct first_stream *f, struct rank_state *rs)
+{
+	struct bad_leaf *b = NULL;
+	struct finding *x;
+	bool enters = rs->bad_in.line && !rs->seen_nonfinite;
+	bool made = !rs->bad_in.line && rs->bad_out.line;
+
+	if (rs->bad_in.line && rs->bad_out.line && !enters)
+		rs->propagators++;
+	if ((enters || made) && rs->nfound < f->opts.n)
+		b = enters ? &rs->bad_in : &rs->bad_out;
+	rs->seen_nonfinite |= rs->bad_in.line || rs->bad_out.line;
+	if (!b)
+		goto reset;
+	ALLOC_GROW(rs->found, rs->nfound + 1, rs->found_alloc);
+	x = &rs->found[rs->nfound++];
+	memset(x, 0, sizeof(*x));
+	x->line = b->line;
+	x->len = b->len;
+	x->what = b->what;
+	x->name = b->name;
+	x->state = b->state;
+	x->seq = b->seq;
+	memset(b, 0, sizeof(*b));
+	x->rank = rs->rank;
+	x->step = rs->step;
+	x->entry = xstrdup(rs->entry);
+	x->n = rs->nfound;
+	x->inputs = enters ? INPUTS_NA : INPUTS_SAME;
+	x->comm_before = rs->comm;
+	x->in_comm = rs->entry_is_comm;
+	x->received = made && x->in_comm;
+	x->cause = !x->received;
+	if (x->received)
+		x->why = xstrdup("received from another rank: this communication operator's inputs are finite on this "
+				 "rank and an output is not");
+	else if (made)
+		x->why = xstrdup("the culprit: its inputs and parameters are finite and an output is not; this operator "
+				 "made it");
+	else
+		x->why = xstrdup("it enters here: nothing before it holds an inf or a NaN, so it comes from outside the "
+				 "dumped operators (the data, a weight, an operator that is not dumped)");
+	f->found++;
+reset:
+	bad_leaf_clear(&rs->bad_in);
+	bad_leaf_clear(&rs->bad_out);
+}
+
+static int add_leaf(struct first_stream *f, const char *line, size_t len, struct strbuf *err)
+{
+	struct leafrec r;
+	const char *why;
+	struct rank_state *rs;
+	bool output;
+
+	if (leafrec_parse(&r, line, len, &why) < 0) {
+		struct pair p;
+		struct strbuf e2 = STRBUF_INIT;
+		if (pair_parse(&p, line, len, &e2) == 0)
+			strbuf_addstr(err, "a pair record: --nonfinite reads the leaf records of one run (probe-flatten DUMP "
+					   "| probe-first --nonfinite)");
+		else
+			strbuf_addstr(err, why);
+		strbuf_release(&e2);
+		return -1;
+	}
+	rs = rank_of(f, r.rank);
+	enter(f, rs, &r, nonfinite_done);
+	rs->leaves++;
+	output = is_output_state(&r.f[LF_STATE]);
+	nonfinite_stats(&r, &f->scratch);
+	note_stack(rs, &r);
+	/* msprobe overflow_check: inputs are input_args/input_kwargs/input; parameters never */
+	if (span_str_eq(&r.f[LF_STATE], "input", 5) && ms_top_level_bad(&r, rs->entry))
+		rs->ms_in_bad = true;
+	if (span_str_eq(&r.f[LF_STATE], "output", 6) && ms_top_level_bad(&r, rs->entry))
+		rs->ms_out_bad = true;
+	ms_leaf_json(output ? &rs->ms_out : &rs->ms_in, &r, false, true);
+	if (f->scratch.len) {
+		struct bad_leaf *b = output ? &rs->bad_out : &rs->bad_in;
+		if (!b->line) {
+			b->line = xmemdupz(line, len);
+			b->len = len;
+			b->what = xstrdup(f->scratch.buf);
+			b->seq = r.seq;
+			b->name = span_dup(&r.f[LF_NAME]);
+			b->state = span_dup(&r.f[LF_STATE]);
+		}
+	}
+	return 0;
+}
+
+int first_add(struct first_stream *f, const char *line, size_t len, struct strbuf *err)
+{
+	return f->opts.nonfinite ? add_leaf(f, line, len, err) : add_pair(f, line, len, err);
+}
+
+/* ---- across ranks -------------------------------------------------------------- */
+
+static int by_rank(const void *a, const void *b)
+{
+	const struct rank_state *x = a, *y = b;
+	return (x->rank > y->rank) - (x->rank < y->rank);
+}
+
+/*
+ * The ranks that started it: of the ranks whose first finding was not
+ * received through a communication operator, those that had started the
+ * fewest of them (ties: all of them, independent starts).
+ */
+static void decide_starters(struct first_stream *f)
+{
+	uint64_t best = UINT64_MAX;
+	bool any_own = false;
+	for (size_t i = 0; i < f->nranks; i++) {
+		const struct rank_state *rs = &f->ranks[i];
+		if (!rs->nfound)
+			continue;
+		any_own |= !rs->found[0].received;
+	}
+	for (size_t i = 0; i < f->nranks; i++) {
+		const struct rank_state *rs = &f->ranks[i];
+		if (rs->nfound && (!any_own || !rs->found[0].received) && rs->found[0].comm_before < best)
+			best = rs->found[0].comm_before;
+	}
+	for (size_t i = 0; i < f->nranks; i++) {
+		struct rank_state *rs = &f->ranks[i];
+		if (rs->nfound && (!any_own || !rs->found[0].received) && rs->found[0].comm_before == best)
+			rs->found[0].started = true;
+	}
+}
+
+int first_finish(struct first_stream *f, struct strbuf *err)
+{
+	uint64_t pairs = 0, matched = 0, unreadable = 0, leaves = 0;
+	for (size_t i = 0; i < f->nranks; i++) {
+		struct rank_state *rs = &f->ranks[i];
+		if (rs->entry && f->opts.nonfinite)
+			nonfinite_done(f, rs);
+		ms_close_entry(f, rs);
+		if (rs->entry_is_comm)
+			rs->comm++;
+		free(rs->entry);
+		rs->entry = NULL;
+		pairs += rs->pairs + rs->golden_only;
+		matched += rs->pairs - rs->unmatched;
+		unreadable += rs->unreadable;
+		leaves += rs->leaves;
+	}
+	if (f->nranks)
+		qsort(f->ranks, f->nranks, sizeof(*f->ranks), by_rank);
+	f->finished = true;
+	if (f->opts.nonfinite) {
+		if (!leaves) {
+			strbuf_addstr(err, "no leaf records: nothing to look at");
+			return -1;
+		}
+	} else if (!pairs) {
+		strbuf_addstr(err, "no pair records: nothing to compare");
+		return -1;
+	} else if (alike_finish(f->alike, err) < 0) {
+		return -1;
+	} else if (!matched) {
+		strbuf_addf(err, "none of the %llu pairs has both a target and a golden leaf: nothing to compare",
+			    (unsigned long long)pairs);
+		return -1;
+	} else if (matched == unreadable) {
+		/* nothing was compared: "no divergence" would be a pass of files nobody read */
+		strbuf_addf(err, "none of the %llu matched pairs could be compared: their tensor files are unreadable "
+			    "(see the reason of each pair in probe-metric's records)", (unsigned long long)matched);
+		return -1;
+	}
+	decide_starters(f);
+	return 0;
+}
+
+/* ---- output -------------------------------------------------------------------- */
+
+static void add_i64_or_null(struct strbuf *out, int64_t v)
+{
+	if (v < 0)
+		strbuf_addstr(out, "null");
+	else
+		strbuf_addf(out, "%lld", (long long)v);
+}
+
+static const char *inputs_name(int inputs)
+{
+	switch (inputs) {
+	case INPUTS_SAME: return "same";
+	case INPUTS_DIFFER: return "differ";
+	case INPUTS_WITHIN: return "within_band";
+	default: return NULL;
+	}
+}
+
+static const char *role_name(const struct first_stream *f, const struct finding *x)
+{
+	if (x->received)
+		return "received";
+	if (x->same_as)
+		return "same_tensor";
+	if (f->opts.nonfinite)
+		return x->inputs == INPUTS_NA ? "enters" : "culprit";
+	return x->cause ? "cause" : "propagated";
+}
+
+static void write_finding(const struct first_stream *f, const struct finding *x, struct strbuf *out)
+{
+	size_t end = x->len;
+	/* the record without its closing brace, then ours */
+	while (end && x->line[end - 1] != '}')
+		end--;
+	strbuf_add(out, x->line, end ? end - 1 : 0);
+	if (x->verdict) {
+		strbuf_addstr(out, ",\"verdict\":");
+		jsonw_str(out, x->verdict);
+		strbuf_addstr(out, ",\"reason\":");
+		jsonw_str(out, x->reason);
+	}
+	if (x->tensor_json) {
+		strbuf_addstr(out, ",\"tensor\":");
+		strbuf_addstr(out, x->tensor_json);
+	}
+	strbuf_addstr(out, f->opts.nonfinite ? ",\"first_nonfinite\":{" : ",\"first_divergence\":{");
+	strbuf_addstr(out, "\"rank\":");
+	add_i64_or_null(out, x->rank);
+	strbuf_addstr(out, ",\"step\":");
+	add_i64_or_null(out, x->step);
+	strbuf_addf(out, ",\"n\":%zu,\"role\":\"%s\"", x->n, role_name(f, x));
+	if (x->same_as)
+		strbuf_addf(out, ",\"same_as\":%zu", x->same_as);
+	strbuf_addstr(out, ",\"entry\":");
+	jsonw_str(out, x->entry);
+	strbuf_addstr(out, ",\"leaf\":");
+	jsonw_str(out, x->name);
+	if (inputs_name(x->inputs)) {
+		strbuf_addstr(out, ",\"inputs\":");
+		jsonw_str(out, inputs_name(x->inputs));
+	}
+	if (x->what) {
+		strbuf_addstr(out, ",\"nonfinite\":");
+		jsonw_str(out, x->what);
+	}
+	if (f->banded)
+		strbuf_addf(out, ",\"earlier_within_band\":%llu", (unsigned long long)x->earlier_within);
+	if (f->opts.where)
+		strbuf_addf(out, ",\"not_chosen_before\":%llu", (unsigned long long)x->unchosen_before);
+	strbuf_addf(out, ",\"comm_ops_before\":%llu,\"in_comm\":%s,\"started_here\":%s,\"why\":",
+		    (unsigned long long)x->comm_before, x->in_comm ? "true" : "false", x->started ? "true" : "false");
+	jsonw_str(out, x->why);
+	strbuf_addstr(out, "}}\n");
+}
+
+void first_mark_at(const struct first_stream *f, size_t i, struct first_mark *m)
+{
+	for (size_t r = 0; r < f->nranks; r++) {
+		const struct finding *x;
+		if (i >= f->ranks[r].nfound) {
+			i -= f->ranks[r].nfound;
+			continue;
+		}
+		x = &f->ranks[r].found[i];
+		m->rank = x->rank;
+		m->step = x->step;
+		m->seq = x->seq;
+		m->entry = x->entry;
+		m->leaf = x->name;
+		m->role = role_name(f, x);
+		m->n = x->n;
+		return;
+	}
+	memset(m, 0, sizeof(*m));
+}
+
+static void write_summary(const struct first_stream *f, struct strbuf *out)
+{
+	bool first = true;
+	strbuf_addstr(out, "{\"summary\":{\"mode\":");
+	jsonw_str(out, f->opts.nonfinite ? "nonfinite" : "divergence");
+	strbuf_addstr(out, ",\"ranks\":[");
+	for (size_t i = 0; i < f->nranks; i++) {
+		const struct rank_state *rs = &f->ranks[i];
+		strbuf_addstr(out, i ? ",{\"rank\":" : "{\"rank\":");
+		add_i64_or_null(out, rs->rank);
+		if (f->opts.nonfinite)
+			strbuf_addf(out, ",\"leaves\":%llu,\"culprits\":%zu,\"propagators\":%llu",
+				    (unsigned long long)rs->leaves, rs->nfound, (unsigned long long)rs->propagators);
+		else
+			strbuf_addf(out, ",\"pairs\":%llu,\"same\":%llu,\"diff\":%llu,\"unmatched\":%llu,"
+					 "\"golden_only\":%llu,\"unreadable\":%llu",
+				    (unsigned long long)rs->pairs, (unsigned long long)rs->same,
+				    (unsigned long long)rs->diff, (unsigned long long)rs->unmatched,
+				    (unsigned long long)rs->golden_only, (unsigned long long)rs->unreadable);
+		if (f->banded && !f->opts.nonfinite)
+			strbuf_addf(out, ",\"within_band\":%llu", (unsigned long long)rs->within);
+		strbuf_addstr(out, ",\"first\":");
+		if (rs->nfound)
+			jsonw_str(out, rs->found[0].entry);
+		else
+			strbuf_addstr(out, "null");
+		strbuf_addch(out, '}');
+	}
+	strbuf_addstr(out, "],\"started_by\":[");
+	for (size_t i = 0; i < f->nranks; i++) {
+		const struct rank_state *rs = &f->ranks[i];
+		if (!rs->nfound || !rs->found[0].started)
+			continue;
+		if (!first)
+			strbuf_addch(out, ',');
+		add_i64_or_null(out, rs->rank);
+		first = false;
+	}
+	strbuf_addstr(out, "]");
+	if (!f->opts.nonfinite) {
+		uint64_t compared, total;
+		int status = first_status(f);
+		first_counts(f, &compared, &total);
+		strbuf_addf(out, ",\"compared\":%llu,\"total\":%llu,\"answer\":\"%s\",\"partial\":%s",
+			    (unsigned long long)compared, (unsigned long long)total,
+			    status == PROBE_DIFFERENT ? "divergence" : compared < total ? "incomplete" : "no_divergence",
+			    alike_partial(f->alike) || (compared < total && alike_accepted(f->alike)) ? "true" : "false");
+	}
+	strbuf_addstr(out, "}}\n");
+}
+
+static bool rank_started(const struct rank_state *rs)
+{
+	return rs->nfound && rs->found[0].started;
+}
+
+void first_write_records(const struct first_stream *f, struct strbuf *out)
+{
+	/* the ranks that started it first: the first record is the answer */
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t i = 0; i < f->nranks; i++)
+			if (rank_started(&f->ranks[i]) == !pass)
+				for (size_t k = 0; k < f->ranks[i].nfound; k++)
+					write_finding(f, &f->ranks[i].found[k], out);
+	write_summary(f, out);
+}
+
+/* ---- for people ------------------------------------------------------------------- */
+
+/* A field of the record's target leaf, as text ("" when absent). */
+static void leaf_field_text(const struct finding *x, enum leaf_field fld, struct strbuf *out)
+{
+	struct pair p;
+	struct strbuf err = STRBUF_INIT;
+	struct leafrec r;
+	const char *why;
+	const struct leafrec *t = NULL;
+	strbuf_reset(out);
+	if (pair_parse(&p, x->line, x->len, &err) == 0 && p.has_t)
+		t = &p.t;
+	else if (leafrec_parse(&r, x->line, x->len, &why) == 0)
+		t = &r;
+	if (t && t->f[fld].kind != SPAN_NONE) {
+		if (t->f[fld].kind == SPAN_STRING)
+			span_string(&t->f[fld], out);
+		else
+			strbuf_add(out, t->f[fld].p, t->f[fld].n);
+	}
+	strbuf_release(&err);
+}
+
+/* Text from the records (names, frames): its control characters, line ends included, made visible (textesc.h). */
+static void add_text(struct strbuf *out, const char *s)
+{
+	text_escape_str(out, s ? s : "(null)", 0);
+}
+
+/* The stack frames attached to the record (probe-stack), one per line, innermost first as msprobe lists them. */
+static void add_frames(struct strbuf *out, const struct finding *x)
+{
+	struct strbuf st = STRBUF_INIT, frame = STRBUF_INIT;
+	struct rs_iter it;
+	struct span v;
+	leaf_field_text(x, LF_STACK, &st);
+	if (st.len && rs_begin_array(&it, st.buf, st.len) == 0) {
+		bool first = true;
+		while (rs_next_item(&it, &v) == 1) {
+			strbuf_reset(&frame);
+			if (span_string(&v, &frame) < 0)
+				continue;
+			struct frame fr;
+			strbuf_addstr(out, first ? "  stack    " : "           ");
+			if (stack_frame_parse(frame.buf, &fr) && fr.function) {
+				text_escape(out, fr.file, fr.file_len, 0);
+				strbuf_addf(out, ":%ld in ", fr.line);
+				text_escape(out, fr.function, fr.function_len, 0);
+				strbuf_addstr(out, ": ");
+				text_escape(out, fr.code ? fr.code : "", fr.code ? fr.code_len : 0, 0);
+				strbuf_addch(out, '\n');
+			} else {
+				add_text(out, frame.buf);
+				strbuf_addch(out, '\n');
+			}
+			first = false;
+		}
+	}
+	leaf_field_text(x, LF_MODULES, &st);
+	if (st.len && rs_begin_array(&it, st.buf, st.len) == 0) {
+		bool first = true;
+		strbuf_addstr(out, "  modules  ");
+		while (rs_next_item(&it, &v) == 1) {
+			strbuf_reset(&frame);
+			if (span_string(&v, &frame) < 0)
+				continue;
+			strbuf_addstr(out, first ? "" : " > ");
+			add_text(out, frame.buf);
+			first = false;
+		}
+		strbuf_addch(out, '\n');
+	}
+	strbuf_release(&st);
+	strbuf_release(&frame);
+}
+
+static void add_rank_label(struct strbuf *out, int64_t rank)
+{
+	if (rank < 0)
+		strbuf_addstr(out, "(no rank)");
+	else
+		strbuf_addf(out, "rank %lld", (long long)rank);
+}
+
+/* "FILE:LINE in FUNCTION: CODE", the user's line probe-stack attached ("" when none). */
+static void where_text(const struct finding *x, struct strbuf *out)
+{
+	struct strbuf w = STRBUF_INIT;
+	static const char *const keys[] = { "file", "line", "function", "code" };
+	struct span v[4];
+	struct rs_iter it;
+	strbuf_reset(out);
+	leaf_field_text(x, LF_WHERE, &w);
+	if (w.len && rs_begin(&it, w.buf, w.len) == 0 && rs_fields(&it, keys, 4, v) == 0 &&
+	    v[0].kind == SPAN_STRING) {
+		struct strbuf part = STRBUF_INIT;
+		span_string(&v[0], &part);
+		add_text(out, part.buf);
+		if (v[1].kind == SPAN_NUMBER)
+			strbuf_addf(out, ":%.*s", (int)v[1].n, v[1].p);
+		strbuf_reset(&part);
+		if (v[2].kind == SPAN_STRING && span_string(&v[2], &part) == 0) {
+			strbuf_addstr(out, " in ");
+			add_text(out, part.buf);
+		}
+		strbuf_reset(&part);
+		if (v[3].kind == SPAN_STRING && span_string(&v[3], &part) == 0 && part.len) {
+			strbuf_addstr(out, ": ");
+			add_text(out, part.buf);
+		}
+		strbuf_release(&part);
+	}
+	strbuf_release(&w);
+}
+
+/* "NAME (state, dtype [shape])" */
+static void leaf_label(const struct finding *x, struct strbuf *out, struct strbuf *sb)
+{
+	leaf_field_text(x, LF_DTYPE, sb);
+	add_text(out, x->name);
+	strbuf_addstr(out, " (");
+	add_text(out, x->state);
+	strbuf_addstr(out, sb->len ? ", " : "");
+	add_text(out, sb->buf);
+	leaf_field_text(x, LF_SHAPE, sb);
+	strbuf_addf(out, "%s", sb->len ? " " : "");
+	for (size_t at = 0; at < sb->len; at++) {
+		strbuf_addch(out, sb->buf[at]);
+		if (sb->buf[at] == ',')
+			strbuf_addch(out, ' ');
+	}
+	strbuf_addch(out, ')');
+}
+
+/* What differs, for people: each field with target and golden labelled, then the elements. */
+static void add_differences(const struct first_stream *f, const struct finding *x, struct strbuf *out)
+{
+	struct pair p;
+	struct strbuf err = STRBUF_INIT, reason = STRBUF_INIT;
+	struct verdict_result v = { .reason = STRBUF_INIT };
+	struct verdict_options vo = { f->opts.band.rtol, f->opts.band.atol };
+	size_t before = out->len;
+	const char *tensor;
+	if (x->reason)
+		strbuf_addstr(&reason, x->reason);
+	if (pair_parse(&p, x->line, x->len, &err) == 0 && p.has_t && p.has_g) {
+		if (!x->reason && p.reason.kind == SPAN_STRING)
+			span_string(&p.reason, &reason);
+		verdict_pair(&p.t, &p.g, &vo, &v);
+		verdict_write_text(&p.t, &p.g, v.differs, "  differs  ", "           ", out);
+	}
+	/* the elements, as the reason says them */
+	tensor = strstr(reason.buf, "tensor");
+	if (tensor)
+		strbuf_addf(out, "%s%s\n", out->len > before ? "           " : "  differs  ", tensor);
+	else if (out->len == before)
+		strbuf_addf(out, "  differs  %s\n", reason.buf);
+	strbuf_release(&v.reason);
+	strbuf_release(&err);
+	strbuf_release(&reason);
+}
+
+/* One divergence (or culprit), in full. */
+static void write_finding_text(const struct first_stream *f, const struct rank_state *rs, const struct finding *x,
+			       const char *ranks, struct strbuf *out, struct strbuf *sb)
+{
+	strbuf_addch(out, '\n');
+	if (ranks)
+		strbuf_addstr(out, ranks);
+	else
+		add_rank_label(out, x->rank);
+	if (x->step >= 0)
+		strbuf_addf(out, ", step %lld", (long long)x->step);
+	strbuf_addf(out, ": %s #%zu%s\n", f->opts.nonfinite ? "first inf/nan" : "divergence", x->n,
+		    x->started ? " (this rank started it)" : ranks ? " (received alike; the numbers are the first rank's)" : "");
+	strbuf_addstr(out, "  entry    ");
+	add_text(out, x->entry);
+	if (rs->comm)
+		strbuf_addf(out, " (after %llu communication operator%s)", (unsigned long long)x->comm_before,
+			    x->comm_before == 1 ? "" : "s");
+	strbuf_addstr(out, "\n  leaf     ");
+	leaf_label(x, out, sb);
+	strbuf_addch(out, '\n');
+	if (x->what)
+		strbuf_addf(out, "  values   %s\n", x->what);
+	else
+		add_differences(f, x, out);
+	strbuf_addf(out, "  verdict  %s\n", x->why);
+	where_text(x, sb);
+	if (sb->len)
+		strbuf_addf(out, "  where    %s\n", sb->buf);
+	add_frames(out, x);
+}
+
+/* The ranks (from i on) whose first finding is received through the same entry as rank i's, as "ranks 0, 1, 3". */
+static size_t received_alike(const struct first_stream *f, size_t i, bool *taken, struct strbuf *label)
+{
+	const struct finding *x = &f->ranks[i].found[0];
+	size_t n = 0;
+	strbuf_reset(label);
+	for (size_t k = i; k < f->nranks; k++) {
+		const struct rank_state *rs = &f->ranks[k];
+		if (taken[k] || !rs->nfound || rank_started(rs) || strcmp(rs->found[0].entry, x->entry) ||
+		    rs->found[0].received != x->received || strcmp(rs->found[0].name, x->name))
+			continue;
+		taken[k] = true;
+		strbuf_addstr(label, n++ ? ", " : "");
+		if (rs->rank < 0)
+			strbuf_addstr(label, "(no rank)");
+		else
+			strbuf_addf(label, "%lld", (long long)rs->rank);
+	}
+	return n;
+}
+
+static void write_rank_tail(const struct first_stream *f, const struct rank_state *rs, struct strbuf *out)
+{
+	if (!f->opts.nonfinite && rs->nfound)
+		strbuf_addf(out, "  then     %llu leaves differ in all on this rank; %llu same, %llu unmatched, "
+				 "%llu golden-only, %llu unreadable\n",
+			    (unsigned long long)rs->diff, (unsigned long long)rs->same, (unsigned long long)rs->unmatched,
+			    (unsigned long long)rs->golden_only, (unsigned long long)rs->unreadable);
+	if (f->opts.nonfinite && rs->nfound)
+		strbuf_addf(out, "  then     %llu operators fed by inf/nan passed it on\n",
+			    (unsigned long long)rs->propagators);
+	if (!f->opts.nonfinite)
+		alike_explain(f->alike, rs->rank, "  note     ", out);
+}
+
+/*
+ * "incomplete: N of M pairs compared; not compared: ..." (head: what starts
+ * it; NULL: the counts only, the line before said them), the directories
+ * not there, the task note.
+ */
+static void write_completeness(const struct first_stream *f, const char *indent, const char *head,
+			       struct strbuf *out)
+{
+	uint64_t compared, total, unmatched = 0, golden_only = 0, unreadable = 0;
+	struct strbuf note = STRBUF_INIT;
+	if (f->opts.nonfinite)
+		return;
+	first_counts(f, &compared, &total);
+	for (size_t i = 0; i < f->nranks; i++) {
+		unmatched += f->ranks[i].unmatched;
+		golden_only += f->ranks[i].golden_only;
+		unreadable += f->ranks[i].unreadable;
+	}
+	if (compared < total) {
+		strbuf_addstr(out, indent);
+		if (head)
+			strbuf_addf(out, "%s%llu of %llu pairs compared; ", head, (unsigned long long)compared,
+				    (unsigned long long)total);
+		strbuf_addf(out, "not compared: %llu unmatched, %llu golden-only, %llu unreadable",
+			    (unsigned long long)unmatched, (unsigned long long)golden_only, (unsigned long long)unreadable);
+		if (alike_accepted(f->alike))
+			strbuf_addstr(out, " (accepted as a partial comparison)");
+		strbuf_addch(out, '\n');
+	}
+	alike_missing_dirs(f->alike, indent, out);
+	alike_tasks_note(f->alike, &note);
+	if (note.len)
+		strbuf_addf(out, "%s%s\n", indent, note.buf);
+	strbuf_release(&note);
+}
+
+/* The answer first: who started it, where, what it is, the user's line; the other ranks in a line each. */
+static void write_lead(const struct first_stream *f, struct strbuf *out, struct strbuf *sb)
+{
+	size_t with = 0, starters = 0;
+	bool *taken = xcalloc(f->nranks + 1, sizeof(*taken));
+	struct strbuf label = STRBUF_INIT;
+	for (size_t i = 0; i < f->nranks; i++) {
+		with += f->ranks[i].nfound > 0;
+		starters += rank_started(&f->ranks[i]);
+	}
+	strbuf_addf(out, "%s on %zu of %zu rank%s; started on ", f->opts.nonfinite ? "inf/nan" : "divergence", with,
+		    f->nranks, f->nranks == 1 ? "" : "s");
+	for (size_t i = 0, k = 0; i < f->nranks; i++)
+		if (rank_started(&f->ranks[i])) {
+			strbuf_addstr(out, k++ ? ", " : "");
+			add_rank_label(out, f->ranks[i].rank);
+		}
+	strbuf_addstr(out, starters > 1 ? " (independently)\n" : "\n");
+	for (size_t i = 0; i < f->nranks; i++) {
+		const struct finding *x;
+		if (!rank_started(&f->ranks[i]))
+			continue;
+		x = &f->ranks[i].found[0];
+		taken[i] = true;
+		strbuf_addstr(out, "  ");
+		add_rank_label(out, x->rank);
+		if (x->step >= 0)
+			strbuf_addf(out, ", step %lld", (long long)x->step);
+		strbuf_addstr(out, ": ");
+		leaf_label(x, out, sb);
+		strbuf_addf(out, "\n    %s\n", x->why);
+		where_text(x, sb);
+		if (sb->len)
+			strbuf_addf(out, "    at %s\n", sb->buf);
+	}
+	for (size_t i = 0; i < f->nranks; i++) {
+		const struct finding *x;
+		size_t n;
+		if (taken[i] || !f->ranks[i].nfound)
+			continue;
+		x = &f->ranks[i].found[0];
+		n = received_alike(f, i, taken, &label);
+		strbuf_addf(out, "  rank%s %s: ", n > 1 ? "s" : "", label.buf);
+		if (x->received) {
+			strbuf_addstr(out, "received it through ");
+			add_text(out, x->entry);
+		} else {
+			strbuf_addf(out, "%s at ", role_name(f, x));
+			add_text(out, x->name);
+		}
+		strbuf_addch(out, '\n');
+	}
+	strbuf_reset(&label);
+	for (size_t i = 0, n = 0; i < f->nranks; i++)
+		if (!f->ranks[i].nfound) {
+			strbuf_addstr(&label, n++ ? ", " : "");
+			add_rank_label(&label, f->ranks[i].rank);
+		}
+	if (label.len)
+		strbuf_addf(out, "  no %s on %s\n", f->opts.nonfinite ? "inf/nan" : "divergence", label.buf);
+	write_completeness(f, "  ", "incomplete: ", out);
+	strbuf_release(&label);
+	free(taken);
+}
+
+static void write_report_text(const struct first_stream *f, struct strbuf *out);
+
+static void write_nothing_found(const struct first_stream *f, struct strbuf *out)
+{
+	uint64_t compared, total;
+	if (f->opts.nonfinite) {
+		strbuf_addf(out, "no inf or nan in %zu rank%s\n", f->nranks, f->nranks == 1 ? "" : "s");
+		return;
+	}
+	first_counts(f, &compared, &total);
+	if (compared == total)
+		strbuf_addf(out, "no divergence: all %llu pairs of %zu rank%s compared, and the same\n",
+			    (unsigned long long)total, f->nranks, f->nranks == 1 ? "" : "s");
+	else
+		strbuf_addf(out, "%s: %llu of %llu pairs compared, and no divergence in them\n",
+			    alike_accepted(f->alike) ? "no divergence in a partial comparison" : "incomplete",
+			    (unsigned long long)compared, (unsigned long long)total);
+	write_completeness(f, "  ", NULL, out);
+	for (size_t i = 0; i < f->nranks; i++)
+		alike_explain(f->alike, f->ranks[i].rank, "  note     ", out);
+}
+
+/*
+ * The report for people.  The names and frames in it have their control
+ * characters made visible where they are written (add_text); the whole of
+ * it once more at the end, but for its own line ends, for what the other
+ * writers it calls put in (reasons, values, notes).
+ */
+void first_write_text(const struct first_stream *f, struct strbuf *out)
+{
+	size_t start = out->len;
+	write_report_text(f, out);
+	text_escape_tail(out, start, TEXT_KEEP_NL);
+}
+
+static void write_report_text(const struct first_stream *f, struct strbuf *out)
+{
+	struct strbuf sb = STRBUF_INIT, label = STRBUF_INIT, header = STRBUF_INIT;
+	bool *taken;
+	if (!f->found) {
+		write_nothing_found(f, out);
+		return;
+	}
+	write_lead(f, out, &sb);
+	/* the details: the ranks that started it, then the others; with -n 1 the ranks that received alike once */
+	taken = xcalloc(f->nranks + 1, sizeof(*taken));
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t i = 0; i < f->nranks; i++) {
+			const struct rank_state *rs = &f->ranks[i];
+			const char *ranks = NULL;
+			if (taken[i] || rank_started(rs) != !pass)
+				continue;
+			if (pass && f->opts.n == 1 && rs->nfound && rs->found[0].received &&
+			    received_alike(f, i, taken, &label) > 1) {
+				strbuf_reset(&header);
+				strbuf_addf(&header, "ranks %s", label.buf);
+				ranks = header.buf;
+			}
+			taken[i] = true;
+			for (size_t k = 0; k < rs->nfound; k++)
+				write_finding_text(f, rs, &rs->found[k], k ? NULL : ranks, out, &sb);
+			write_rank_tail(f, rs, out);
+		}
+	free(taken);
+	strbuf_release(&sb);
+	strbuf_release(&label);
+	strbuf_release(&header);
+}
+
+/* ---- msprobe's answer ------------------------------------------------------------ */
+
+/*
+ * msprobe's three phases (msprobe-firstdiff.md 4.4-4.6, 5.3) over the
+ * entries each rank flagged: before the first communication operator, each
+ * rank's first flagged entry; else, round by round over the communication
+ * operators (taken to connect every rank at the same index: msprobe's own
+ * peer matching, with its bugs, is not reproduced), the flagged entries at
+ * the smallest (layer, position since the last communication operator);
+ * else each rank's first flagged entry after its last one.
+ */
+struct pick {
+	size_t rank, entry;
+};
+
+static void add_pick(struct pick **out, size_t *n, size_t *alloc, size_t rank, size_t entry)
+{
+	ALLOC_GROW(*out, *n + 1, *alloc);
+	(*out)[(*n)++] = (struct pick){ rank, entry };
+}
+
+/* Index in rs->ms of the k-th communication operator of a rank (from 0), or SIZE_MAX. */
+static size_t nth_comm(const struct rank_state *rs, size_t k)
+{
+	for (size_t e = 0; e < rs->nms; e++)
+		if (rs->ms[e].comm && !k--)
+			return e;
+	return SIZE_MAX;
+}
+
+/*
+ * Phase 2, one layer: the k-th communication operator of each rank with
+ * the flagged entries between it and the one before; each candidate's
+ * position is its index among those entries (the communication operator's:
+ * their count).  Keeps the candidates at the smallest position.  Returns
+ * whether any rank has a k-th communication operator.
+ */
+static bool ms_layer(const struct first_stream *f, size_t k, struct pick **out, size_t *n, size_t *alloc)
+{
+	size_t best = SIZE_MAX;
+	bool exists = false;
+	for (int pass = 0; pass < 2; pass++) {
+		for (size_t r = 0; r < f->nranks; r++) {
+			const struct rank_state *rs = &f->ranks[r];
+			size_t end = nth_comm(rs, k), start = k ? nth_comm(rs, k - 1) + 1 : 0;
+			if (end == SIZE_MAX)
+				continue;
+			exists = true;
+			for (size_t e = start; e <= end; e++) {
+				size_t pos = e - start;
+				if (!rs->ms[e].flagged || (pass ? pos != best : pos >= best))
+					continue;
+				if (pass)
+					add_pick(out, n, alloc, r, e);
+				else
+					best = pos;
+			}
+		}
+	}
+	return exists;
+}
+
+static void ms_pick(const struct first_stream *f, struct pick **out, size_t *nout)
+{
+	size_t alloc = 0;
+	*out = NULL;
+	*nout = 0;
+	/* phase 1: before the first communication operator */
+	for (size_t r = 0; r < f->nranks; r++) {
+		const struct rank_state *rs = &f->ranks[r];
+		for (size_t e = 0; e < rs->nms && !rs->ms[e].comm; e++)
+			if (rs->ms[e].flagged) {
+				add_pick(out, nout, &alloc, r, e);
+				break;
+			}
+	}
+	if (*nout)
+		return;
+	/* phase 2: communication layer by layer */
+	for (size_t k = 0; ms_layer(f, k, out, nout, &alloc) && !*nout; k++)
+		;
+	if (*nout)
+		return;
+	/* phase 3: after the last communication operator */
+	for (size_t r = 0; r < f->nranks; r++) {
+		const struct rank_state *rs = &f->ranks[r];
+		size_t last = SIZE_MAX;
+		for (size_t e = 0; e < rs->nms; e++)
+			if (rs->ms[e].comm)
+				last = e;
+		for (size_t e = last == SIZE_MAX ? rs->nms : last + 1; e < rs->nms; e++)
+			if (rs->ms[e].flagged) {
+				add_pick(out, nout, &alloc, r, e);
+				break;
+			}
+	}
+}
+
+size_t first_write_msprobe(const struct first_stream *f, struct strbuf *out)
+{
+	struct pick *picks;
+	size_t n;
+	ms_pick(f, &picks, &n);
+	strbuf_addch(out, '{');
+	for (size_t r = 0, shown = 0; r < f->nranks; r++) {
+		bool any = false;
+		for (size_t i = 0; i < n; i++) {
+			const struct ms_entry *e;
+			if (picks[i].rank != r)
+				continue;
+			e = &f->ranks[r].ms[picks[i].entry];
+			if (!any) {
+				strbuf_addf(out, "%s\n  \"rank_", shown++ ? "," : "");
+				if (f->ranks[r].rank < 0)
+					strbuf_addch(out, '0');
+				else
+					strbuf_addf(out, "%lld", (long long)f->ranks[r].rank);
+				strbuf_addstr(out, "\": [");
+			}
+			strbuf_addstr(out, any ? ",\n    {\"op_name\": " : "\n    {\"op_name\": ");
+			jsonw_str(out, e->entry);
+			strbuf_addstr(out, ", \"data_info\": ");
+			strbuf_addstr(out, e->data_info ? e->data_info : "{}");
+			if (f->opts.nonfinite) {
+				strbuf_addstr(out, ", \"construct_info\": ");
+				strbuf_addstr(out, e->construct ? e->construct : "[]");
+				strbuf_addstr(out, ", \"stack_info\": ");
+				strbuf_addstr(out, e->stack ? e->stack : "{}");
+			} else {
+				strbuf_addstr(out, ", \"stack_info\": ");
+				strbuf_addstr(out, e->stack ? e->stack : "null");
+			}
+			strbuf_addch(out, '}');
+			any = true;
+		}
+		if (any)
+			strbuf_addstr(out, "\n  ]");
+	}
+	strbuf_addstr(out, n ? "\n}\n" : "}\n");
+	free(picks);
+	return n;
+}

@@ -1,0 +1,134 @@
+/*
+ * first.h: where did it start?  The first divergence in execution order,
+ * per rank, and the rank that started it (probe-first).
+ *
+ * Two runs (pair or metric records, probe-match(1), probe-metric(1)): a
+ * leaf diverges when our verdict (verdict.h) says "diff": any difference
+ * in a statistic, the md5, the dtype, the shape, requires_grad, a scalar
+ * argument, another attribute, or an element of the saved tensors,
+ * unless a tolerance band asked for lets it pass.  A non-finite value the
+ * golden does not have diverges under every band.  For metric records
+ * without a band the records' own verdict is used; otherwise the verdict
+ * is worked out here (tensor files are read when the pairs name them).
+ *
+ * Each divergence is placed: the cause when nothing earlier on its rank
+ * diverged and, for an output, its operator's inputs and parameters were
+ * the same as the golden's (the operator made the difference), or, for
+ * an input or a parameter, the difference enters there from outside what
+ * was dumped (a weight, the data, an operator that is not dumped);
+ * propagated otherwise (the operator received a difference, or it was
+ * carried from earlier).  A parameter ("parameters" leaf) is never
+ * propagated within a step, since no dumped operator produces it: it is a
+ * cause, or the same tensor as an input or parameter already reported
+ * (same statistics on both sides: "same_tensor"), or, when an earlier step
+ * of its rank diverged, propagated by the optimizer's update.
+ *
+ * Like for like (alike.h): the pairs go through the one check every tool
+ * runs (frameworks, the match-rate guard; --partial accepts a partial
+ * comparison); golden-only pairs belong to the target rank before them.  With a band, how many earlier leaves differed
+ * within it is counted, since a band wide enough to hide noise hides a
+ * small first cause.
+ *
+ * Ranks: each rank's first divergence is placed among its communication
+ * operators (comm.h): how many it had passed, and whether the difference
+ * came out of one whose inputs were the same (received from a peer).
+ * The rank that started it is the one whose first divergence comes after
+ * the fewest communication operators and was not received.  That
+ * alignment assumes the ranks run the same sequence of communication
+ * operators (data parallelism; see probe-first(1) for the limits).
+ *
+ * One run (nonfinite): plain leaf records; the first operator whose
+ * inputs and parameters are all finite and whose outputs hold an inf or a
+ * NaN (any of the four statistics, any leaf, nested lists included) is
+ * the culprit; operators fed by non-finite inputs are propagators,
+ * counted.
+ *
+ * Memory: per rank, counters and the records of the divergences kept
+ * (at most `n`); nothing per pair.
+ *
+ * With opts.where, the divergences the filter does not choose are counted
+ * (they still make later leaves propagated, and the operators after them
+ * fed by a difference) but not reported; the filter runs only on leaves
+ * that diverge, while fewer than `n` are kept on their rank.
+ */
+#ifndef PROBE_FIRST_H
+#define PROBE_FIRST_H
+
+#include "../core/jqsel.h"
+#include "../core/strbuf.h"
+#include "tmetric.h"
+
+struct first_options {
+	struct tm_band band;  /* rtol, atol (statistics and elements), ulps (elements) */
+	double cos_min;       /* > 0: a tensor pair whose msprobe Cosine is at least this passes */
+	size_t n;             /* divergences (or culprits) to report per rank; 0 means 1 */
+	bool nonfinite;       /* one run: the first inf/nan */
+	bool msprobe;         /* keep what first_write_msprobe() needs (an entry's worth per operator) */
+	bool partial;         /* accept a partial comparison (alike.h): --partial */
+	/*
+	 * --where: report only the divergences whose record (as it came in)
+	 * the filter chooses; every leaf still counts for their roles.  NULL:
+	 * all.  The caller's; it outlives the stream.
+	 */
+	struct jqsel *where;
+};
+
+struct first_stream;
+
+struct first_stream *first_new(const struct first_options *opts);
+void first_free(struct first_stream *f);
+
+/*
+ * One record (a line without its newline).  0, or -1 with the reason in err
+ * (a record that is not what the mode reads).
+ */
+int first_add(struct first_stream *f, const char *line, size_t len, struct strbuf *err);
+
+/*
+ * After the last record: decides the ranks.  -1 with the reason in err
+ * when there was nothing to compare (no pairs, or none matched; no leaves).
+ */
+int first_finish(struct first_stream *f, struct strbuf *err);
+
+/* Divergences (or culprits) found, after first_finish(). */
+size_t first_found(const struct first_stream *f);
+
+/*
+ * The answer as an exit status, after first_finish(): PROBE_DIFFERENT when
+ * a divergence (or culprit) was found; otherwise PROBE_INCOMPLETE when some
+ * pair could not be compared and the comparison was not accepted as
+ * partial; PROBE_OK.
+ */
+int first_status(const struct first_stream *f);
+
+/*
+ * One divergence (or culprit) found, after first_finish(): i from 0 to
+ * first_found() - 1, ranks in numeric order, then in execution order.
+ * The strings belong to f and live until first_free().
+ */
+struct first_mark {
+	int64_t rank, step, seq;
+	const char *entry, *leaf;
+	const char *role;       /* cause, propagated, received, same_tensor; culprit, enters (nonfinite) */
+	size_t n;               /* 1 for the first of its rank */
+};
+void first_mark_at(const struct first_stream *f, size_t i, struct first_mark *m);
+
+/*
+ * The results: records (the pair, or leaf, with "first_divergence" /
+ * "first_nonfinite"), then a summary.  The ranks that started it come
+ * first (in numeric order), then the others (in numeric order); within a
+ * rank, execution order: the first record is the answer.
+ */
+void first_write_records(const struct first_stream *f, struct strbuf *out);
+/* The same for people. */
+void first_write_text(const struct first_stream *f, struct strbuf *out);
+/*
+ * msprobe's answer, for those who want it: its -da rule and diff_analyze
+ * JSON for two runs, its overflow_check rule and anomaly_analyze JSON for
+ * one (see probe-first(1) for how they differ from ours).  Needs the
+ * stream made with opts.msprobe.
+ */
+size_t first_write_msprobe(const struct first_stream *f, struct strbuf *out); /* returns the nodes reported */
+
+#endif

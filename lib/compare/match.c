@@ -1,0 +1,1253 @@
+#include "match.h"
+#include "alike.h"
+#include "../core/arena.h"
+#include "../dumps/flatten.h"
+#include "../json/json.h"
+#include "../json/jsonw.h"
+#include "../dumps/layout.h"
+#include "../records/leafrec.h"
+#include "../records/lines.h"
+#include "../msprobe/mscell.h"
+#include "../core/strmap.h"
+#include "../core/xalloc.h"
+
+#include <pthread.h>
+#include <sys/stat.h>
+
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+#define NO_LEAF UINT32_MAX
+
+/*
+ * A golden leaf.  Its record text is kept without the head and tail that
+ * every record of its group repeats ({"rank":R,"step":S,"seq": and
+ * ,"task":...,"dump":...}), when it has them: a third less memory, and
+ * memory is what loading the golden side costs most (the kernel zeroes
+ * every new page).  Two more parts are left out when the rest of the text
+ * gives them back: the "entry" value when it starts the "name" value (the
+ * kept text then has "entry": followed by ,"name":), and the whole "key"
+ * member when it repeats the name (key_off then points at the name).  The
+ * compare key, and the match key when it is the same text, are read from
+ * inside the kept text.
+ */
+struct gleaf {
+	const char *text;     /* the record without the group's head/tail (store) */
+	const char *mkey;     /* the match key (inside text, or store) */
+	const char *dtype;    /* msprobe's dtype cell, for the gate (interned) */
+	uint32_t text_len, mkey_len;
+	uint32_t key_off, key_len; /* the compare key as JSON text: text + key_off */
+	bool has_head, has_tail;
+	uint16_t entry_len;   /* entry left out: its value is the name's first entry_len bytes and '"' (else 0) */
+	uint32_t group;
+	uint32_t dup_next;    /* next golden leaf with the same group and key */
+	bool dup;             /* not the first with its key: reached through dup_next only */
+	bool key_left_out;    /* ,"key":<the name> goes right after the name (at key_off + key_len) */
+	uint64_t hash;
+	uint64_t matched_gen; /* the pairing that took it last */
+	int64_t matched_tseq; /* the target seq that took it in that pairing */
+};
+
+struct ggroup {
+	int64_t step, rank;
+	const char *head, *tail; /* what its records repeat (store), NULL until the first */
+	uint32_t head_len, tail_len;
+	uint32_t first, count; /* leaves [first, first + count) */
+	bool paired;
+	bool complete;         /* the loader has moved past it: no more leaves will come */
+};
+
+/*
+ * Loading the golden side.  With a dump path whose ranks and steps each come
+ * from one dump file, a thread loads it while the target streams in: target
+ * leaves are looked up as soon as their golden counterparts are published,
+ * so the golden flatten runs beside the target's instead of before it.
+ * Otherwise the same code runs to the end before the first target record.
+ *
+ * Shared state (leaves, groups, table, stats.golden_leaves, matched_*) is
+ * touched under `lock` only.  The loader prepares leaves in `batch` (its
+ * own) and publishes them in one locked step; the texts they point to live
+ * in the store arena, which only the loader allocates from and which never
+ * moves, so a reader may use a text after dropping the lock.
+ */
+#define GOLDEN_BATCH 1024
+
+/* Output held back before opts.drain is called, while golden-only records are written. */
+#define DRAIN_AT (1 << 20)
+
+struct loader {
+	pthread_mutex_t lock;
+	pthread_cond_t more;  /* leaves published, a group completed, or loading ended */
+	pthread_t thread;
+	bool threaded;        /* a thread was started (and must be joined) */
+	bool done;            /* loading ended, with status */
+	int status;           /* 0, or -1 with err */
+	struct strbuf err;
+	/* the loading code's own */
+	const char *operand;
+	bool records_file;
+	struct dump_list list;
+	struct gleaf *batch;
+	size_t nbatch;
+	bool have_group;
+	uint32_t group;
+	struct strbuf scratch, scratch2;
+	struct strmap dtypes;  /* interned dtype cells */
+};
+
+/* The target side's current (step, rank) and what it pairs with. */
+struct tgroup {
+	bool started;
+	int64_t step, rank;
+	uint32_t golden;      /* group index */
+	uint64_t gen;         /* pairing generation */
+	struct strmap occurrences; /* fuzzy: occurrences of each name in this group */
+	bool pair_checked;    /* its first matched pair went through alike's pair checks */
+};
+
+struct matcher {
+	struct match_options opts;
+	struct alike *alike;    /* the like-for-like check of the pairs written */
+	struct arena store;
+	struct gleaf *leaves;
+	size_t nleaves, leaves_alloc;
+	struct ggroup *groups;
+	size_t ngroups, groups_alloc;
+	uint32_t *table;      /* leaf index + 1, 0 empty */
+	size_t table_cap;
+	struct strmap golden_occ; /* fuzzy: occurrences while loading one golden group */
+	uint32_t golden_occ_group;
+	struct tgroup cur;
+	uint64_t gen;
+	uint32_t hint;        /* the leaf after the last one found: golden dumps mostly follow the target's order */
+	int64_t *target_ranks; /* ranks seen, in order, for by-position pairing */
+	size_t ntarget_ranks, target_ranks_alloc;
+	struct strbuf scratch, scratch2;
+	struct strbuf key_json; /* the current target leaf's displayed key (JSON) */
+	struct match_stats stats;
+	struct loader load;
+	struct hit {          /* a golden leaf of one lookup, copied out of the lock */
+		struct gleaf leaf;
+		struct ggroup group;
+	} *hits;
+	size_t hits_alloc;
+};
+
+struct matcher *matcher_new(const struct match_options *opts)
+{
+	struct matcher *m = xcalloc(1, sizeof(*m));
+	m->opts = *opts;
+	m->alike = alike_new(&(struct alike_options){ .partial = opts->partial, .any_framework = true });
+	m->store.big = true; /* the golden index lives until the end */
+	strbuf_init(&m->scratch, 0);
+	strbuf_init(&m->scratch2, 0);
+	strbuf_init(&m->key_json, 0);
+	m->golden_occ_group = UINT32_MAX;
+	pthread_mutex_init(&m->load.lock, NULL);
+	pthread_cond_init(&m->load.more, NULL);
+	strbuf_init(&m->load.err, 0);
+	strbuf_init(&m->load.scratch, 0);
+	strbuf_init(&m->load.scratch2, 0);
+	m->load.batch = xmalloc(GOLDEN_BATCH * sizeof(*m->load.batch));
+	return m;
+}
+
+void matcher_free(struct matcher *m)
+{
+	if (!m)
+		return;
+	if (m->load.threaded)
+		pthread_join(m->load.thread, NULL);
+	pthread_mutex_destroy(&m->load.lock);
+	pthread_cond_destroy(&m->load.more);
+	strbuf_release(&m->load.err);
+	strbuf_release(&m->load.scratch);
+	strbuf_release(&m->load.scratch2);
+	strmap_release(&m->load.dtypes);
+	dump_list_release(&m->load.list);
+	alike_free(m->alike);
+	free(m->load.batch);
+	free(m->hits);
+	arena_release(&m->store);
+	free(m->leaves);
+	free(m->groups);
+	free(m->table);
+	free(m->target_ranks);
+	strmap_release(&m->golden_occ);
+	strmap_release(&m->cur.occurrences);
+	strbuf_release(&m->scratch);
+	strbuf_release(&m->scratch2);
+	strbuf_release(&m->key_json);
+	free(m);
+}
+
+const struct match_stats *matcher_stats(const struct matcher *m)
+{
+	return &m->stats;
+}
+
+/* ---- keys ---------------------------------------------------------------- */
+
+static bool all_digits(const char *s, size_t n)
+{
+	if (!n)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (s[i] < '0' || s[i] > '9')
+			return false;
+	return true;
+}
+
+void fuzzy_name(struct strbuf *out, const char *name)
+{
+	static const char *const words[] = { "forward", "backward", "parameters_grad" };
+	size_t n = strlen(name);
+	strbuf_reset(out);
+	for (size_t w = 0; w < ARRAY_SIZE(words); w++) {
+		size_t wl = strlen(words[w]);
+		/* the first component equal to the word */
+		for (size_t i = 0; i + wl <= n; i++) {
+			if ((i && name[i - 1] != '.') || memcmp(name + i, words[w], wl) ||
+			    (i + wl < n && name[i + wl] != '.'))
+				continue;
+			/* the call index: the number before the word (APIs) or after it (modules) */
+			size_t before_end = i ? i - 1 : 0, before_start = before_end;
+			while (before_start > 0 && name[before_start - 1] != '.')
+				before_start--;
+			if (i && all_digits(name + before_start, before_end - before_start)) {
+				strbuf_add(out, name, before_start);
+				strbuf_addstr(out, name + i);
+				return;
+			}
+			size_t after_start = i + wl + 1, after_end = after_start;
+			while (after_end < n && name[after_end] != '.')
+				after_end++;
+			if (i + wl < n && all_digits(name + after_start, after_end - after_start)) {
+				strbuf_add(out, name, i + wl);
+				strbuf_addstr(out, name + after_end);
+				return;
+			}
+			strbuf_addstr(out, name);
+			return;
+		}
+	}
+	strbuf_addstr(out, name);
+}
+
+/* Python's s.replace(old, new, 1). */
+static void replace_first(struct strbuf *out, const char *s, const char *old, size_t oldn, const char *new)
+{
+	const char *p = oldn ? strstr(s, old) : s;
+	strbuf_reset(out);
+	if (!p) {
+		strbuf_addstr(out, s);
+		return;
+	}
+	strbuf_add(out, s, (size_t)(p - s));
+	strbuf_addstr(out, new);
+	strbuf_addstr(out, p + oldn);
+}
+
+void cell_mapped_name(struct strbuf *out, const char *name, const struct yamlmap *map)
+{
+	struct strbuf a = STRBUF_INIT, b = STRBUF_INIT, cell = STRBUF_INIT;
+	bool pg = false;
+	const char *p, *rest, *cut = NULL;
+	/* a parameters_grad component, or ".forward." / ".backward.", or the row has no key */
+	for (p = name; (p = strstr(p, "parameters_grad")); p++)
+		if ((p == name || p[-1] == '.') && (p[15] == '.' || p[15] == '\0'))
+			pg = true;
+	strbuf_reset(out);
+	if (!*name || (!pg && !strstr(name, ".forward.") && !strstr(name, ".backward."))) {
+		strbuf_addstr(out, "N/A");
+		return;
+	}
+	replace_first(&a, name, "Cell", 4, "Module");
+	if (map && map->nr) {
+		/* the cell name: after the first dot, up to the first .forward./.backward./.parameters_grad. */
+		rest = strchr(a.buf, '.');
+		rest = rest ? rest + 1 : a.buf;
+		static const char *const seps[] = { ".forward.", ".backward.", ".parameters_grad." };
+		for (size_t i = 0; i < ARRAY_SIZE(seps); i++) {
+			const char *q = strstr(rest, seps[i]);
+			if (q && (!cut || q < cut))
+				cut = q;
+		}
+		strbuf_add(&cell, rest, cut ? (size_t)(cut - rest) : strlen(rest));
+		const char *exact = yamlmap_get(map, cell.buf, cell.len);
+		if (exact) {
+			strbuf_reset(&b);
+			strbuf_addstr(&b, exact);
+		} else {
+			strbuf_reset(&b);
+			strbuf_addbuf(&b, &cell);
+			for (size_t i = 0; i < map->nr; i++) {
+				if (strstr(b.buf, map->keys[i])) {
+					struct strbuf t = STRBUF_INIT;
+					replace_first(&t, b.buf, map->keys[i], strlen(map->keys[i]), map->values[i]);
+					strbuf_reset(&b);
+					strbuf_addbuf(&b, &t);
+					strbuf_release(&t);
+				}
+			}
+		}
+		if (strcmp(b.buf, cell.buf)) {
+			replace_first(out, a.buf, cell.buf, cell.len, b.buf);
+			goto done;
+		}
+	}
+	strbuf_addbuf(out, &a);
+done:
+	strbuf_release(&a);
+	strbuf_release(&b);
+	strbuf_release(&cell);
+}
+
+/* Occurrence-numbered fuzzy key: "<name without index>\x1f<k>". */
+static void fuzzy_key(struct strbuf *out, const char *name, struct strmap *occ)
+{
+	struct strmap_slot *s;
+	fuzzy_name(out, name);
+	s = strmap_put(occ, out->buf, out->len, NULL);
+	strbuf_addch(out, '\x1f');
+	strbuf_addu(out, s->value.u++);
+}
+
+static uint64_t key_hash(const char *key, size_t len, uint32_t group)
+{
+	return XXH3_64bits_withSeed(key, len, group);
+}
+
+/* ---- dtype gate ----------------------------------------------------------- */
+
+static bool in_group(const char *d, const char *const *group)
+{
+	for (; *group; group++)
+		if (!strcmp(d, *group))
+			return true;
+	return false;
+}
+
+static bool dtype_gate_passes(const char *t, const char *g)
+{
+	static const char *const torch_floats[] = { "torch.float16", "torch.float32", "torch.bfloat16", NULL };
+	static const char *const ms_floats[] = { "Float16", "Float32", "BFloat16", NULL };
+	return !strcmp(t, g) || (in_group(t, torch_floats) && in_group(g, torch_floats)) ||
+	       (in_group(t, ms_floats) && in_group(g, ms_floats));
+}
+
+/* ---- golden index ---------------------------------------------------------- */
+
+/* Under the lock.  A new group starts at the end of the published leaves. */
+static uint32_t group_of(struct matcher *m, int64_t step, int64_t rank)
+{
+	for (size_t i = m->ngroups; i-- > 0;)
+		if (m->groups[i].step == step && m->groups[i].rank == rank)
+			return (uint32_t)i;
+	ALLOC_GROW(m->groups, m->ngroups + 1, m->groups_alloc);
+	m->groups[m->ngroups] = (struct ggroup){ .step = step, .rank = rank, .first = (uint32_t)m->nleaves };
+	return (uint32_t)m->ngroups++;
+}
+
+/* The slot for a first-of-its-key leaf, whose key is known not to be in the table. */
+static void table_place(struct matcher *m, uint32_t idx)
+{
+	size_t mask = m->table_cap - 1;
+	size_t i = (size_t)m->leaves[idx].hash & mask;
+	while (m->table[i])
+		i = (i + 1) & mask;
+	m->table[i] = idx + 1;
+}
+
+static void table_grow(struct matcher *m, size_t leaves)
+{
+	size_t cap = m->table_cap ? m->table_cap : 1024;
+	while (cap < leaves * 2)
+		cap *= 2;
+	if (cap == m->table_cap)
+		return;
+	free(m->table);
+	m->table_cap = cap;
+	m->table = xcalloc(cap, sizeof(*m->table));
+	for (size_t i = 0; i < m->nleaves; i++)
+		if (!m->leaves[i].dup)
+			table_place(m, (uint32_t)i);
+}
+
+/*
+ * Under the lock.  A key already present chains after the others (msprobe's
+ * join then makes one row per golden leaf); that is only possible while no
+ * target leaf has taken the key yet, which holds when the golden side is
+ * read to the end first, and when each rank comes from one dump file (keys
+ * are unique within a dump file).  -1 with the reason otherwise.
+ */
+static int table_insert(struct matcher *m, uint32_t idx, struct strbuf *err)
+{
+	size_t mask = m->table_cap - 1;
+	struct gleaf *g = &m->leaves[idx];
+	for (size_t i = (size_t)g->hash & mask;; i = (i + 1) & mask) {
+		uint32_t slot = m->table[i];
+		if (!slot) {
+			m->table[i] = idx + 1;
+			return 0;
+		}
+		struct gleaf *o = &m->leaves[slot - 1];
+		if (o->hash == g->hash && o->group == g->group && o->mkey_len == g->mkey_len &&
+		    !memcmp(o->mkey, g->mkey, g->mkey_len)) {
+			if (o->matched_gen) {
+				strbuf_addf(err, "golden key %.*s repeats after a target leaf took it", (int)g->mkey_len,
+					    g->mkey);
+				return -1;
+			}
+			while (o->dup_next != NO_LEAF)
+				o = &m->leaves[o->dup_next];
+			o->dup_next = idx;
+			g->dup = true;
+			return 0;
+		}
+	}
+}
+
+/* Make the loader's batch visible to lookups. */
+static int publish(struct matcher *m, struct strbuf *err)
+{
+	struct loader *l = &m->load;
+	int ret = 0;
+	if (!l->nbatch)
+		return 0;
+	pthread_mutex_lock(&l->lock);
+	ALLOC_GROW(m->leaves, m->nleaves + l->nbatch, m->leaves_alloc);
+	table_grow(m, m->nleaves + l->nbatch);
+	for (size_t i = 0; i < l->nbatch && !ret; i++) {
+		m->leaves[m->nleaves] = l->batch[i];
+		ret = table_insert(m, (uint32_t)m->nleaves, err);
+		m->nleaves++;
+		m->groups[l->group].count++;
+		m->stats.golden_leaves++;
+	}
+	pthread_mutex_unlock(&l->lock);
+	pthread_cond_broadcast(&l->more);
+	l->nbatch = 0;
+	return ret;
+}
+
+/* The loader moves on to the golden leaves of (step, rank). */
+static int switch_group(struct matcher *m, int64_t step, int64_t rank, struct strbuf *err)
+{
+	struct loader *l = &m->load;
+	uint32_t g;
+	int ret = 0;
+	if (publish(m, err) < 0)
+		return -1;
+	pthread_mutex_lock(&l->lock);
+	if (l->have_group)
+		m->groups[l->group].complete = true;
+	g = group_of(m, step, rank);
+	if (m->groups[g].first + m->groups[g].count != m->nleaves) {
+		strbuf_addf(err, "the golden records of rank %lld, step %lld are not together", (long long)rank,
+			    (long long)step);
+		ret = -1;
+	}
+	l->group = g;
+	l->have_group = true;
+	pthread_mutex_unlock(&l->lock);
+	pthread_cond_broadcast(&l->more);
+	return ret;
+}
+
+static const char *store(struct matcher *m, const char *s, size_t n)
+{
+	return arena_memdupz(&m->store, s, n);
+}
+
+static const char *intern_dtype(struct matcher *m, const struct strbuf *cell)
+{
+	bool created;
+	struct strmap_slot *s = strmap_put(&m->load.dtypes, cell->buf, cell->len, &created);
+	if (created)
+		s->value.p = (void *)store(m, cell->buf, cell->len);
+	return s->value.p;
+}
+
+/* Does text[0..len) start (end) with the group's head (tail)?  The first record sets them. */
+static bool repeats(const char **part, uint32_t *part_len, const char *p, size_t n, struct matcher *m)
+{
+	if (!*part) {
+		*part = store(m, p, n);
+		*part_len = (uint32_t)n;
+		return true;
+	}
+	return *part_len == n && !memcmp(*part, p, n);
+}
+
+/* Whether the member `name` with value v follows p at once: p is ,"name": then v. */
+static bool member_at(const char *p, const char *name, size_t name_len, const struct span *v)
+{
+	return v->kind == SPAN_STRING && v->p == p + name_len && !memcmp(p, name, name_len);
+}
+
+/* text[from..to) copied to w; returns just past the copy. */
+static char *put(char *w, const char *from, const char *to)
+{
+	memcpy(w, from, (size_t)(to - from));
+	return w + (to - from);
+}
+
+/*
+ * Keep text[0..len) (a record without its group's head and tail; the spans
+ * of rp point into it) in the store, without the entry value and the key
+ * member when the name gives them back (see struct gleaf).
+ */
+static void keep_without_repeats(struct matcher *m, struct gleaf *g, const char *text, size_t len,
+				 const struct leafrec *rp)
+{
+	const struct span *seq = &rp->f[LF_SEQ], *e = &rp->f[LF_ENTRY], *n = &rp->f[LF_NAME], *k = &rp->f[LF_KEY];
+	const char *end = text + len;
+	/* the entry first after the seq (so that its place is found again), then the name, its prefix */
+	bool entry_out = g->has_head && seq->p == text && member_at(seq->p + seq->n, ",\"entry\":", 9, e) &&
+			 member_at(e->p + e->n, ",\"name\":", 8, n) && n->n >= e->n && e->n - 1 <= UINT16_MAX &&
+			 !memcmp(e->p, n->p, e->n - 1);
+	bool key_out = member_at(n->p + n->n, ",\"key\":", 7, k) && k->n == n->n && !memcmp(k->p, n->p, n->n) &&
+		       k->p + k->n <= end;
+	size_t cut_e = entry_out ? e->n : 0, cut_k = key_out ? 7 + k->n : 0;
+	char *kept = arena_alloc_text(&m->store, len - cut_e - cut_k + 1), *w = kept;
+	const char *r = text;
+	if (entry_out) { /* up to the entry value, then on after it */
+		w = put(w, r, e->p);
+		r = e->p + e->n;
+	}
+	if (key_out) { /* up to the end of the name, then on after the key member */
+		w = put(w, r, n->p + n->n);
+		r = k->p + k->n;
+	}
+	w = put(w, r, end);
+	*w = '\0';
+	g->text = kept;
+	g->text_len = (uint32_t)(w - kept);
+	g->entry_len = entry_out ? (uint16_t)(e->n - 1) : 0;
+	g->key_left_out = key_out;
+	if (key_out) {
+		g->key_off = (uint32_t)(n->p - text - cut_e);
+		g->key_len = (uint32_t)n->n;
+	} else {
+		g->key_off = (uint32_t)(k->p - text - (k->p > e->p ? cut_e : 0));
+		g->key_len = (uint32_t)k->n;
+	}
+}
+
+/* Store a golden record's text, without the head and tail its group repeats. */
+static void keep_text(struct matcher *m, struct gleaf *g, const char *text, size_t len, const struct leafrec *rp)
+{
+	struct ggroup *gr = &m->groups[m->load.group];
+	const struct span *seq = &rp->f[LF_SEQ], *tail_field = NULL;
+	size_t head = 0, tail = 0;
+	if (seq->kind == SPAN_NUMBER && repeats(&gr->head, &gr->head_len, text, (size_t)(seq->p - text), m))
+		head = (size_t)(seq->p - text);
+	/* the tail: from ,"task": (or ,"dump":) to the end */
+	if (rp->f[LF_TASK].kind == SPAN_STRING && rp->f[LF_TASK].p - text >= 8 &&
+	    !memcmp(rp->f[LF_TASK].p - 8, ",\"task\":", 8))
+		tail_field = &rp->f[LF_TASK];
+	else if (rp->f[LF_DUMP].kind == SPAN_STRING && rp->f[LF_DUMP].p - text >= 8 &&
+		 !memcmp(rp->f[LF_DUMP].p - 8, ",\"dump\":", 8))
+		tail_field = &rp->f[LF_DUMP];
+	if (tail_field && (size_t)(tail_field->p - 8 - text) >= head &&
+	    tail_field->p - 8 > rp->f[LF_KEY].p + rp->f[LF_KEY].n &&
+	    repeats(&gr->tail, &gr->tail_len, tail_field->p - 8, (size_t)(text + len - (tail_field->p - 8)), m))
+		tail = (size_t)(text + len - (tail_field->p - 8));
+	if (rp->f[LF_KEY].p < text + head)
+		head = 0; /* the key must lie in what is kept */
+	g->has_head = head > 0;
+	g->has_tail = tail > 0;
+	keep_without_repeats(m, g, text + head, len - head - tail, rp);
+}
+
+/* A golden record's text, whole; gr: its group (the parts are set once and never move). */
+static void add_golden_text(struct strbuf *out, const struct gleaf *g, const struct ggroup *gr)
+{
+	const char *t = g->text;
+	size_t at = 0;
+	if (g->has_head)
+		strbuf_add(out, gr->head, gr->head_len);
+	if (g->entry_len) {
+		/* the kept text: <seq>,"entry":,"name":"<name>"... */
+		size_t e = (size_t)((const char *)memchr(t, ',', g->text_len) - t) + 9;
+		strbuf_add(out, t, e);
+		strbuf_add(out, t + e + 8, g->entry_len);
+		strbuf_addch(out, '"');
+		at = e;
+	}
+	if (g->key_left_out) {
+		size_t k = g->key_off + g->key_len;
+		strbuf_add(out, t + at, k - at);
+		strbuf_add(out, ",\"key\":", 7);
+		strbuf_add(out, t + g->key_off, g->key_len);
+		at = k;
+	}
+	strbuf_add(out, t + at, g->text_len - at);
+	if (g->has_tail)
+		strbuf_add(out, gr->tail, gr->tail_len);
+}
+
+/* One golden record into the loader's batch; rec: its fields when the caller has them, else it is parsed. */
+static int add_golden(struct matcher *m, const char *text, size_t len, const struct leafrec *rec, struct strbuf *err)
+{
+	struct loader *l = &m->load;
+	struct leafrec parsed;
+	const struct leafrec *rp = rec;
+	const char *why;
+	struct gleaf *g;
+
+	if (!rp) {
+		if (leafrec_parse(&parsed, text, len, &why) < 0) {
+			strbuf_addf(err, "%s", why);
+			if (parsed.error_at)
+				strbuf_addf(err, " (at byte %zu)", parsed.error_at);
+			return -1;
+		}
+		rp = &parsed;
+	}
+	if (m->stats.golden_leaves + l->nbatch >= NO_LEAF - 1) {
+		strbuf_addstr(err, "more than 4 billion golden leaves");
+		return -1;
+	}
+	if ((!l->have_group || m->groups[l->group].step != rp->step || m->groups[l->group].rank != rp->rank) &&
+	    switch_group(m, rp->step, rp->rank, err) < 0)
+		return -1;
+
+	g = &l->batch[l->nbatch];
+	memset(g, 0, sizeof(*g));
+	keep_text(m, g, text, len, rp);
+	g->group = l->group;
+	g->dup_next = NO_LEAF;
+	g->matched_tseq = -1;
+
+	/* the match key */
+	if (m->opts.fuzzy) {
+		if (m->golden_occ_group != l->group) {
+			strmap_clear(&m->golden_occ);
+			m->golden_occ_group = l->group;
+		}
+		leafrec_str(rp, LF_NAME, &l->scratch2);
+		fuzzy_key(&l->scratch, l->scratch2.buf, &m->golden_occ);
+	} else if (!memchr(g->text + g->key_off, '\\', g->key_len)) {
+		g->mkey = g->text + g->key_off + 1; /* the key itself, without its quotes */
+		g->mkey_len = g->key_len - 2;
+	} else {
+		leafrec_str(rp, LF_KEY, &l->scratch);
+	}
+	if (!g->mkey) {
+		g->mkey = store(m, l->scratch.buf, l->scratch.len);
+		g->mkey_len = (uint32_t)l->scratch.len;
+	}
+	g->hash = key_hash(g->mkey, g->mkey_len, l->group);
+	ms_dtype_cell(rp, &l->scratch);
+	g->dtype = intern_dtype(m, &l->scratch);
+	if (++l->nbatch == GOLDEN_BATCH)
+		return publish(m, err);
+	return 0;
+}
+
+struct golden_loading {
+	struct matcher *m;
+	struct strbuf err;
+};
+
+static int golden_record(const char *record, size_t len, const struct leafrec *rec, void *ctx)
+{
+	struct golden_loading *gl = ctx;
+	/* the record text ends in its newline, which the index does not keep */
+	return add_golden(gl->m, record, len - 1, rec, &gl->err) < 0 ? -1 : 0;
+}
+
+/*
+ * A file whose first JSON object has "name" and "key" before any dump header key.
+ * Only a regular file is looked at: what this reads from a pipe or a FIFO (<(...),
+ * mkfifo) would be gone for the reading that follows, and a FIFO opened a second
+ * time waits for ever; such a golden side is read as a dump, as stdin is.
+ */
+static bool is_records_file(const char *path)
+{
+	struct strbuf err = STRBUF_INIT;
+	struct source *src;
+	struct json_reader r;
+	struct json_token tok;
+	struct stat st;
+	bool records = false, name = false, key = false;
+
+	if (stat(path, &st) || !S_ISREG(st.st_mode))
+		return false;
+	src = source_open_regular(path, &err);
+	strbuf_release(&err);
+	if (!src)
+		return false;
+	json_reader_init(&r, src, JSON_MULTI, 0);
+	if (json_reader_next(&r, &tok) == JSON_OBJECT_BEGIN) {
+		while (json_reader_next(&r, &tok) == JSON_KEY) {
+			if ((tok.len == 4 && !memcmp(tok.text, "data", 4)) || (tok.len == 4 && !memcmp(tok.text, "task", 4)))
+				break;
+			if (tok.len == 4 && !memcmp(tok.text, "name", 4))
+				name = true;
+			if (tok.len == 3 && !memcmp(tok.text, "key", 3))
+				key = true;
+			if (name && key) {
+				records = true;
+				break;
+			}
+			struct json_token v;
+			enum json_type t = json_reader_next(&r, &v);
+			if ((t == JSON_OBJECT_BEGIN || t == JSON_ARRAY_BEGIN) && json_reader_skip(&r) < 0)
+				break;
+			if (t == JSON_ERROR)
+				break;
+		}
+	}
+	json_reader_release(&r);
+	source_close(src);
+	return records;
+}
+
+static int load_records_file(struct matcher *m, const char *path, struct strbuf *err)
+{
+	struct line_reader lr;
+	const char *line;
+	size_t len;
+	int r;
+	struct strbuf why = STRBUF_INIT;
+
+	if (line_reader_open(&lr, path) < 0) {
+		strbuf_addbuf(err, &lr.err);
+		line_reader_close(&lr);
+		return -1;
+	}
+	while ((r = line_reader_next(&lr, &line, &len)) == 1) {
+		strbuf_reset(&why);
+		if (add_golden(m, line, len, NULL, &why) < 0) {
+			line_reader_fail(&lr, "%s", why.buf);
+			r = -1;
+			break;
+		}
+	}
+	if (r < 0)
+		strbuf_addbuf(err, &lr.err);
+	line_reader_close(&lr);
+	strbuf_release(&why);
+	return r;
+}
+
+/* The whole golden side into the index; ends with done set (and the status). */
+static void load_all(struct matcher *m)
+{
+	struct loader *l = &m->load;
+	struct strbuf err = STRBUF_INIT;
+	int ret = 0;
+
+	if (l->records_file) {
+		ret = load_records_file(m, l->operand, &err);
+	} else {
+		for (size_t i = 0; i < l->list.nr && !ret; i++) {
+			struct golden_loading gl = { m, STRBUF_INIT };
+			if (flatten_dump(&l->list.v[i], -1, -1, golden_record, &gl, &err) != 0) {
+				if (gl.err.len)
+					strbuf_addf(&err, "%s: %s", l->list.v[i].path, gl.err.buf);
+				ret = -1;
+			}
+			strbuf_release(&gl.err);
+		}
+	}
+	if (!ret)
+		ret = publish(m, &err);
+	pthread_mutex_lock(&l->lock);
+	if (!ret && !m->nleaves) {
+		strbuf_addf(&err, "%s: no golden leaves: nothing to compare", l->operand);
+		ret = -1;
+	}
+	if (l->have_group)
+		m->groups[l->group].complete = true;
+	if (!ret)
+		table_grow(m, m->nleaves); /* an index even for no leaves */
+	l->status = ret;
+	strbuf_addbuf(&l->err, &err);
+	l->done = true;
+	pthread_mutex_unlock(&l->lock);
+	pthread_cond_broadcast(&l->more);
+	strbuf_release(&err);
+}
+
+static void *loader_main(void *arg)
+{
+	load_all(arg);
+	return NULL;
+}
+
+/* Each (step, rank) from one dump file, so that no golden key can repeat: loading may overlap. */
+static bool may_overlap(const struct dump_list *list)
+{
+	for (size_t i = 0; i < list->nr; i++) {
+		if (list->v[i].debug || list->v[i].csv)
+			return false;
+		for (size_t j = 0; j < i; j++)
+			if (list->v[j].rank == list->v[i].rank && list->v[j].step == list->v[i].step)
+				return false;
+	}
+	return true;
+}
+
+int matcher_load_golden(struct matcher *m, const char *operand, struct strbuf *err)
+{
+	struct loader *l = &m->load;
+
+	l->operand = operand;
+	if (strcmp(operand, "-") && is_records_file(operand))
+		l->records_file = true;
+	else if (layout_discover(operand, &l->list, err) < 0)
+		return -1;
+	if (!l->records_file && m->opts.only_ranks && layout_keep_ranks(&l->list, m->opts.only_ranks, err) < 0)
+		return -1;
+	if (!l->records_file && may_overlap(&l->list) && !getenv("PROBE_NO_THREADS") &&
+	    pthread_create(&l->thread, NULL, loader_main, m) == 0) {
+		int ret = 0;
+		l->threaded = true;
+		/* a golden side that is broken from its start fails here, before any output */
+		pthread_mutex_lock(&l->lock);
+		while (!l->done && !m->nleaves)
+			pthread_cond_wait(&l->more, &l->lock);
+		/*
+		 * Only a failure before the first leaf is reported here: one
+		 * after it (even if the loader got there before this thread
+		 * looked) surfaces in the stream, the same way on every machine.
+		 */
+		if (l->done && l->status < 0 && !m->nleaves) {
+			strbuf_addbuf(err, &l->err);
+			ret = -1;
+		}
+		pthread_mutex_unlock(&l->lock);
+		return ret;
+	}
+	load_all(m);
+	if (l->status < 0) {
+		strbuf_addbuf(err, &l->err);
+		return -1;
+	}
+	return 0;
+}
+
+/* Under the lock: wait for the loader to publish more; -1 (reason in err) when loading failed. */
+static int wait_for_loader(struct matcher *m, struct strbuf *err)
+{
+	struct loader *l = &m->load;
+	if (!l->done)
+		pthread_cond_wait(&l->more, &l->lock);
+	if (l->done && l->status < 0) {
+		strbuf_addbuf(err, &l->err);
+		return MATCH_GOLDEN_FAILED;
+	}
+	return 0;
+}
+
+/* Under the lock: wait until loading has ended. */
+static int wait_for_all(struct matcher *m, struct strbuf *err)
+{
+	while (!m->load.done)
+		pthread_cond_wait(&m->load.more, &m->load.lock);
+	return wait_for_loader(m, err);
+}
+
+/* ---- pairing ranks -------------------------------------------------------- */
+
+static bool single_step(const struct matcher *m)
+{
+	for (size_t i = 1; i < m->ngroups; i++)
+		if (m->groups[i].step != m->groups[0].step)
+			return false;
+	return true;
+}
+
+static void add_rank_list(struct strbuf *out, const struct matcher *m, int64_t step, bool any_step)
+{
+	bool first = true;
+	for (size_t i = 0; i < m->ngroups; i++) {
+		if (!any_step && m->groups[i].step != step)
+			continue;
+		strbuf_addstr(out, first ? "" : ", ");
+		if (m->groups[i].rank < 0)
+			strbuf_addstr(out, "none");
+		else
+			strbuf_addi(out, m->groups[i].rank);
+		first = false;
+	}
+}
+
+static const char *rank_text(int64_t rank, char buf[24])
+{
+	if (rank < 0)
+		return "(no rank)";
+	snprintf(buf, 24, "%lld", (long long)rank);
+	return buf;
+}
+
+/* The golden group the target's (step, rank) pairs with. */
+static int pair_group(struct matcher *m, int64_t step, int64_t rank, uint32_t *out, struct strbuf *err)
+{
+	bool any_step = single_step(m);
+	size_t candidates = 0;
+	uint32_t only = 0;
+	char b1[24], b2[24];
+
+	if (m->opts.ranks_by_position) {
+		/* the k-th target rank (in order of appearance) with the k-th golden rank */
+		size_t k;
+		for (k = 0; k < m->ntarget_ranks && m->target_ranks[k] != rank; k++)
+			;
+		if (k == m->ntarget_ranks) {
+			if (k && rank < m->target_ranks[k - 1]) {
+				strbuf_addf(err, "--ranks-by-position needs the target ranks in order; rank %s comes after %s",
+					    rank_text(rank, b1), rank_text(m->target_ranks[k - 1], b2));
+				return -1;
+			}
+			ALLOC_GROW(m->target_ranks, m->ntarget_ranks + 1, m->target_ranks_alloc);
+			m->target_ranks[m->ntarget_ranks++] = rank;
+		}
+		for (size_t i = 0, seen = 0; i < m->ngroups; i++) {
+			if (!any_step && m->groups[i].step != step)
+				continue;
+			if (seen++ == k) {
+				*out = (uint32_t)i;
+				return 0;
+			}
+		}
+		strbuf_addf(err, "target rank %s is the %zu%s rank, and the golden side has fewer", rank_text(rank, b1),
+			    k + 1, k == 0 ? "st" : k == 1 ? "nd" : k == 2 ? "rd" : "th");
+		return -1;
+	}
+	for (size_t i = 0; i < m->ngroups; i++) {
+		if (!any_step && m->groups[i].step != step)
+			continue;
+		candidates++;
+		only = (uint32_t)i;
+		if (m->groups[i].rank == rank) {
+			*out = (uint32_t)i;
+			return 0;
+		}
+	}
+	/* one golden rank and a target without a rank number (or the other way): nothing to tell apart */
+	if (candidates == 1 && (rank < 0 || m->groups[only].rank < 0)) {
+		*out = only;
+		return 0;
+	}
+	if (!candidates) {
+		strbuf_addf(err, "target step %lld has no golden counterpart (golden steps differ)", (long long)step);
+		return -1;
+	}
+	strbuf_addf(err, "target rank %s has no golden counterpart (golden ranks: ", rank_text(rank, b1));
+	add_rank_list(err, m, step, any_step);
+	strbuf_addstr(err, "); --ranks-by-position pairs them by position, as msprobe does");
+	return -1;
+}
+
+/* ---- output --------------------------------------------------------------- */
+
+static void add_pair_head(struct strbuf *out, const char *key_json, size_t key_len)
+{
+	strbuf_add(out, "{\"key\":", 7);
+	strbuf_add(out, key_json, key_len);
+}
+
+/* A golden-only leaf written (its record's text), for the like-for-like check. */
+static void note_golden_only(struct matcher *m, const char *text, size_t len)
+{
+	struct leafrec r;
+	const char *why;
+	if (leafrec_parse(&r, text, len, &why) == 0)
+		alike_golden_only(m->alike, &r, false);
+}
+
+/* The golden-only leaves of the current group: under the lock, once the group is complete. */
+static int flush_golden_only(struct matcher *m, struct strbuf *out, struct strbuf *err)
+{
+	const struct ggroup *g;
+	int64_t after = -1;
+	size_t at;
+	if (!m->cur.started)
+		return 0;
+	while (!m->groups[m->cur.golden].complete)
+		if (wait_for_loader(m, err) < 0)
+			return MATCH_GOLDEN_FAILED;
+	g = &m->groups[m->cur.golden];
+	for (uint32_t i = g->first; i < g->first + g->count; i++) {
+		struct gleaf *l = &m->leaves[i];
+		if (l->matched_gen == m->cur.gen) {
+			after = l->matched_tseq;
+			continue;
+		}
+		add_pair_head(out, l->text + l->key_off, l->key_len);
+		strbuf_add(out, ",\"t\":null,\"g\":", 14);
+		at = out->len;
+		add_golden_text(out, l, g);
+		note_golden_only(m, out->buf + at, out->len - at);
+		strbuf_add(out, ",\"t_after\":", 11);
+		if (after < 0)
+			strbuf_add(out, "null", 4);
+		else
+			strbuf_addi(out, after);
+		if (m->opts.partial)
+			strbuf_add(out, ",\"partial\":true", 15);
+		strbuf_add(out, "}\n", 2);
+		m->stats.golden_only++;
+		if (m->opts.drain && out->len >= DRAIN_AT)
+			m->opts.drain(out);
+	}
+	return 0;
+}
+
+/* Under the lock: the golden group of (step, rank), as soon as the loader has it. */
+static int find_group(struct matcher *m, int64_t step, int64_t rank, uint32_t *out, struct strbuf *err)
+{
+	for (;;) {
+		/* the same step and rank is what pair_group() would choose once everything is loaded */
+		if (!m->opts.ranks_by_position)
+			for (size_t i = 0; i < m->ngroups; i++)
+				if (m->groups[i].step == step && m->groups[i].rank == rank) {
+					*out = (uint32_t)i;
+					return 0;
+				}
+		if (m->load.done)
+			break;
+		if (wait_for_loader(m, err) < 0)
+			return MATCH_GOLDEN_FAILED;
+	}
+	if (m->load.status < 0) {
+		strbuf_addbuf(err, &m->load.err);
+		return MATCH_GOLDEN_FAILED;
+	}
+	return pair_group(m, step, rank, out, err);
+}
+
+static int start_group(struct matcher *m, int64_t step, int64_t rank, struct strbuf *out, struct strbuf *err)
+{
+	uint32_t g = 0;
+	int ret;
+	if (m->cur.started && m->cur.step == step && m->cur.rank == rank)
+		return 0;
+	pthread_mutex_lock(&m->load.lock);
+	ret = flush_golden_only(m, out, err);
+	if (!ret)
+		ret = find_group(m, step, rank, &g, err);
+	if (!ret)
+		m->groups[g].paired = true;
+	pthread_mutex_unlock(&m->load.lock);
+	if (ret < 0)
+		return ret;
+	m->cur.started = true;
+	m->cur.step = step;
+	m->cur.rank = rank;
+	m->cur.golden = g;
+	m->cur.gen = ++m->gen;
+	m->cur.pair_checked = false;
+	strmap_clear(&m->cur.occurrences);
+	return 0;
+}
+
+/* The target's match key into m->scratch, and its displayed key into key (JSON). */
+static void target_key(struct matcher *m, const struct leafrec *r, struct strbuf *key_json)
+{
+	struct strbuf *k = &m->scratch, *name = &m->scratch2;
+	strbuf_reset(key_json);
+	if (m->opts.fuzzy && !m->opts.data_mapping && !m->opts.cell_mapping) {
+		leafrec_str(r, LF_NAME, name);
+		fuzzy_key(k, name->buf, &m->cur.occurrences);
+		jsonw_string(key_json, k->buf, (size_t)(strchr(k->buf, '\x1f') - k->buf));
+		return;
+	}
+	if (m->opts.cell_mapping) {
+		leafrec_str(r, LF_NAME, name);
+		cell_mapped_name(k, name->buf, m->opts.cell_map);
+	} else if (m->opts.data_mapping) {
+		const char *mapped;
+		leafrec_str(r, LF_NAME, name);
+		mapped = yamlmap_get(m->opts.data_mapping, name->buf, name->len);
+		strbuf_reset(k);
+		strbuf_addstr(k, mapped ? mapped : name->buf);
+	} else {
+		leafrec_str(r, LF_KEY, k);
+		strbuf_add(key_json, r->f[LF_KEY].p, r->f[LF_KEY].n);
+		return;
+	}
+	jsonw_string(key_json, k->buf, k->len);
+}
+
+static uint32_t lookup(const struct matcher *m, const char *key, size_t len, uint32_t group)
+{
+	uint64_t h = key_hash(key, len, group);
+	size_t mask = m->table_cap - 1;
+	if (!m->table)
+		return NO_LEAF; /* nothing published yet */
+	for (size_t i = (size_t)h & mask;; i = (i + 1) & mask) {
+		uint32_t slot = m->table[i];
+		if (!slot)
+			return NO_LEAF;
+		const struct gleaf *g = &m->leaves[slot - 1];
+		if (g->hash == h && g->group == group && g->mkey_len == len && !memcmp(g->mkey, key, len))
+			return slot - 1;
+	}
+}
+
+/*
+ * lookup(), trying first the leaf after the previous hit: the two dumps of a
+ * comparison list their leaves mostly in the same order, and that leaf is
+ * then in the cache already, where the table and a leaf found through it
+ * are not.  Only a leaf that lookup() itself would return is taken: the
+ * first of its key in the group (a repeat is never first).
+ */
+static uint32_t lookup_hinted(const struct matcher *m, const char *key, size_t len, uint32_t group)
+{
+	if (m->hint < m->nleaves) {
+		const struct gleaf *g = &m->leaves[m->hint];
+		if (!g->dup && g->group == group && g->mkey_len == len && !memcmp(g->mkey, key, len))
+			return m->hint;
+	}
+	return lookup(m, key, len, group);
+}
+
+/*
+ * Under the lock: the golden leaves with the target's key (m->scratch) into
+ * m->hits, marked taken.  While the key's group is still loading, a miss
+ * waits for more leaves.  Returns the number of hits, or -1 (reason in err).
+ */
+static ssize_t take_hits(struct matcher *m, int64_t tseq, struct strbuf *err)
+{
+	uint32_t group = m->cur.golden, idx;
+	size_t n = 0;
+	for (;;) {
+		idx = lookup_hinted(m, m->scratch.buf, m->scratch.len, group);
+		if (idx != NO_LEAF || m->groups[group].complete)
+			break;
+		if (wait_for_loader(m, err) < 0)
+			return MATCH_GOLDEN_FAILED;
+	}
+	if (idx != NO_LEAF)
+		m->hint = idx + 1;
+	for (; idx != NO_LEAF; idx = m->leaves[idx].dup_next) {
+		struct gleaf *g = &m->leaves[idx];
+		if (g->matched_gen != m->cur.gen) {
+			g->matched_gen = m->cur.gen;
+			g->matched_tseq = tseq;
+		}
+		ALLOC_GROW(m->hits, n + 1, m->hits_alloc);
+		m->hits[n].leaf = *g;
+		m->hits[n++].group = m->groups[g->group];
+	}
+	return (ssize_t)n;
+}
+
+/*
+ * A matched target leaf, for the like-for-like check; the first pair of a
+ * group with its golden leaf parsed (frameworks, tasks), the others without
+ * (the golden text stays unparsed on the hot path).
+ */
+static int check_pair(struct matcher *m, const struct leafrec *t, const char *gtext, size_t glen, struct strbuf *err)
+{
+	struct leafrec g;
+	const char *why;
+	bool full = !m->cur.pair_checked && leafrec_parse(&g, gtext, glen, &why) == 0;
+	m->cur.pair_checked |= full;
+	return alike_target(m->alike, t, true, full ? &g : NULL, false, err);
+}
+
+int matcher_add_target(struct matcher *m, const char *line, size_t len, struct strbuf *out, struct strbuf *err)
+{
+	struct leafrec r;
+	const char *why;
+	struct strbuf *key_json = &m->key_json;
+	ssize_t hits;
+	bool gate = !m->opts.data_mapping;
+
+	if (leafrec_parse(&r, line, len, &why) < 0) {
+		strbuf_addstr(err, why);
+		if (r.error_at)
+			strbuf_addf(err, " (at byte %zu)", r.error_at);
+		if (!m->stats.targets &&
+		    (len == 1 || mem_holds(line, len, "\"task\"") || mem_holds(line, len, "\"data\"")))
+			strbuf_addstr(err, " (this looks like a dump: probe-flatten DUMP | probe-match GOLDEN)");
+		return -1;
+	}
+	int ret = start_group(m, r.step, r.rank, out, err);
+	if (ret < 0)
+		return ret;
+	m->stats.targets++;
+	target_key(m, &r, key_json);
+	pthread_mutex_lock(&m->load.lock);
+	hits = take_hits(m, r.seq, err);
+	pthread_mutex_unlock(&m->load.lock);
+	if (hits < 0)
+		return (int)hits;
+	if (!hits) {
+		add_pair_head(out, key_json->buf, key_json->len);
+		strbuf_add(out, ",\"t\":", 5);
+		strbuf_add(out, line, len);
+		strbuf_add(out, ",\"g\":null", 9);
+		if (m->opts.partial)
+			strbuf_add(out, ",\"partial\":true", 15);
+		strbuf_add(out, "}\n", 2);
+		m->stats.unmatched++;
+		m->stats.pairs++;
+		alike_target(m->alike, &r, false, NULL, false, err);
+	} else if (gate) {
+		ms_dtype_cell(&r, &m->scratch2);
+	}
+	for (ssize_t i = 0; i < hits; i++) {
+		const struct gleaf *g = &m->hits[i].leaf;
+		size_t at;
+		add_pair_head(out, key_json->buf, key_json->len);
+		strbuf_add(out, ",\"t\":", 5);
+		strbuf_add(out, line, len);
+		strbuf_add(out, ",\"g\":", 5);
+		at = out->len;
+		add_golden_text(out, g, &m->hits[i].group);
+		if (!i && check_pair(m, &r, out->buf + at, out->len - at, err) < 0)
+			return -1;
+		if (gate && !dtype_gate_passes(m->scratch2.buf, g->dtype)) {
+			strbuf_add(out, ",\"msprobe_unmatched\":\"dtype\"", 28);
+			m->stats.gated++;
+		}
+		strbuf_add(out, "}\n", 2);
+		m->stats.pairs++;
+	}
+	return 0;
+}
+
+int matcher_finish(struct matcher *m, struct strbuf *out, struct strbuf *err)
+{
+	char b[24];
+	int ret;
+	pthread_mutex_lock(&m->load.lock);
+	ret = wait_for_all(m, err);
+	if (!ret)
+		ret = flush_golden_only(m, out, err);
+	pthread_mutex_unlock(&m->load.lock);
+	if (ret < 0)
+		return -1;
+	if (!m->stats.targets) {
+		strbuf_addstr(err, "no target records: nothing to compare");
+		return -1;
+	}
+	for (size_t i = 0; i < m->ngroups; i++) {
+		if (m->groups[i].paired)
+			continue;
+		strbuf_addf(err, "golden rank %s (step %lld) has no target counterpart", rank_text(m->groups[i].rank, b),
+			    (long long)m->groups[i].step);
+		return -1;
+	}
+	if (alike_finish(m->alike, err) < 0)
+		return -1;
+	if (m->stats.unmatched == m->stats.targets) {
+		strbuf_addf(err, "none of the %llu target leaves has a golden counterpart: nothing to compare",
+			    (unsigned long long)m->stats.targets);
+		return -1;
+	}
+	return 0;
+}
+
+void matcher_explain(const struct matcher *m, struct strbuf *out)
+{
+	alike_explain_all(m->alike, out);
+}

@@ -1,0 +1,107 @@
+/*
+ * match.h: pairing target leaves with golden leaves (probe-match).
+ *
+ * The golden side is loaded whole into an index (XXH3 over the match key,
+ * per golden rank and step); the target side streams through it one
+ * record at a time.  For every target leaf the matcher writes one pair
+ * record per golden leaf with the same key (several only when the golden
+ * dump repeats a key, as msprobe's join then does), or one pair with
+ * "g": null when none has it; after each target rank it writes the golden
+ * leaves no target leaf took, with "t": null.  Nothing is dropped.
+ *
+ * Pair record: {"key": K, "t": <target record>, "g": <golden record>}
+ * plus "partial": true on the unmatched and golden-only pairs when the
+ * comparison is accepted as partial (opts.partial: the tools after it then
+ * accept it too, alike.h),
+ * plus "msprobe_unmatched": "dtype" when msprobe's dtype gate would treat
+ * the pair as unmatched (dtypes differ and are not both in the
+ * float16/float32/bfloat16 group; the gate is off with a data mapping),
+ * and, for golden-only leaves, "t_after": the target seq of the pair that
+ * precedes the leaf in golden order (null when it comes first).
+ *
+ * Keys (msprobe-compare.md section 3):
+ *   default       the records' compare keys (backward calls renumbered)
+ *   data mapping  target: the mapped name of the row, else its raw name;
+ *                 golden: the compare key (msprobe's -dm)
+ *   cell mapping  target: the raw name with Cell->Module and module names
+ *                 mapped (msprobe's -cm); golden: the compare key
+ *   fuzzy         both: the name without its call index, and the k-th
+ *                 occurrence of such a name pairs with the k-th (the intent
+ *                 of msprobe's -fm; see probe-match(1))
+ *
+ * Ranks pair by id (a golden side with a single rank or step pairs with
+ * whatever the target has); a rank on one side only is an error naming
+ * it.  With ranks_by_position the k-th target rank pairs with the k-th
+ * golden rank, as msprobe does.
+ *
+ * The golden side loads in a thread beside the target's stream when that
+ * cannot change the result (see match.c); PROBE_NO_THREADS in the
+ * environment turns that off.
+ *
+ * Memory: the golden records' text (without what a group's records all
+ * repeat, and without an entry or key that the name gives back), about 90
+ * bytes of index per golden leaf, and nothing per target leaf.
+ */
+#ifndef PROBE_MATCH_H
+#define PROBE_MATCH_H
+
+#include "../core/strbuf.h"
+#include "../core/yamlmap.h"
+
+struct match_options {
+	bool fuzzy;
+	const struct yamlmap *data_mapping; /* -dm, or NULL */
+	bool cell_mapping;                  /* -cm given */
+	const struct yamlmap *cell_map;     /* its file, or NULL (Cell->Module only) */
+	bool ranks_by_position;
+	bool partial;                       /* accept a partial comparison; mark unpaired leaves "partial": true */
+	const char *only_ranks;             /* golden: read only these ranks ("0,4-7"), or NULL */
+	/*
+	 * Called with the out buffer of matcher_add_target()/matcher_finish()
+	 * whenever the golden-only records of a group have made it large, to
+	 * write and empty it; NULL: out holds them all until the call returns.
+	 */
+	void (*drain)(struct strbuf *out);
+};
+
+struct match_stats {
+	uint64_t golden_leaves, targets, pairs, unmatched, golden_only, gated;
+};
+
+struct matcher;
+
+struct matcher *matcher_new(const struct match_options *opts);
+void matcher_free(struct matcher *m);
+
+/*
+ * Load the golden side: anything probe-flatten reads, or a file of leaf
+ * records.  Returns 0, or -1 with the reason in err.
+ */
+int matcher_load_golden(struct matcher *m, const char *operand, struct strbuf *err);
+
+/*
+ * One target record (a line, without its newline): the pair records go
+ * to out.  Returns 0; -1 with the reason (without position) in err; or
+ * MATCH_GOLDEN_FAILED when the golden side, still loading, turned out
+ * broken (err then holds the whole message, position included).
+ */
+#define MATCH_GOLDEN_FAILED (-2)
+int matcher_add_target(struct matcher *m, const char *line, size_t len, struct strbuf *out, struct strbuf *err);
+
+/*
+ * After the last target record: the last golden-only leaves, the rank
+ * checks, and the like-for-like check (alike.h: the match-rate guard).
+ */
+int matcher_finish(struct matcher *m, struct strbuf *out, struct strbuf *err);
+
+/* After matcher_finish(): the unmatched and golden-only leaves explained by class, per target rank and step. */
+void matcher_explain(const struct matcher *m, struct strbuf *out);
+
+const struct match_stats *matcher_stats(const struct matcher *m);
+
+/* msprobe -fm's renaming, done as intended: the row name without its call index. */
+void fuzzy_name(struct strbuf *out, const char *name);
+/* msprobe -cm's target key for a row name ("N/A" when it has no forward/backward/parameters_grad). */
+void cell_mapped_name(struct strbuf *out, const char *name, const struct yamlmap *map);
+
+#endif

@@ -1,0 +1,89 @@
+/*
+ * metric.h: pair records in, metric records or msprobe's CSV out (probe-metric).
+ *
+ * A metric stream takes pair records (see match.h) one line at a time and
+ * gives back, in the same order:
+ *   - NDJSON: each pair with "msprobe" (msprobe's mode, Result,
+ *     Err_message and metric cells, exactly as its CSV has them; null for
+ *     rows msprobe's compare leaves out), "verdict" and "reason" (ours, see
+ *     verdict.h) and "metrics" (our numbers);
+ *   - or CSV: msprobe's compare_result table, header included, golden-only
+ *     leaves and entries msprobe ignores left out, as msprobe does.
+ *
+ * The mode is msprobe's (reference: msprobe-compare.md section 2): tensor
+ * for task "tensor", md5 when the leaves carry an md5, statistics
+ * otherwise; it is decided on the first tensor leaf (pairs before it wait)
+ * or forced.  Dumps of different tasks (tensor against statistics, md5
+ * against statistics) msprobe refuses to compare: CSV output is then an
+ * error, and NDJSON output has "msprobe": null while our verdict compares
+ * what the two have in common (the task table, alike.h).
+ *
+ * The pairs go through the like-for-like check (alike.h) in input order:
+ * frameworks that differ are an error at once, the match-rate guard at
+ * the end (before any CSV file is committed); tensor pairs that could not
+ * be read get one warning at the end, with the directories not there.  Pairs also wait while msprobe's whole-table inferences could
+ * still change them (mstable.h); output order is input order.
+ *
+ * Each target rank and step makes a table of its own, as each is a compare
+ * of its own for msprobe.  With output_dir, every table goes to a file
+ * named as msprobe names it, compare_result[_<rank dir>]_<YYYYmmddHHMMSS>.csv,
+ * split into _part_1, _part_2, ... beyond rows_per_file rows; without it,
+ * CSV output holds one table and a second one is an error.
+ *
+ * Pairs are parsed, and their cells and verdicts worked out, by opts.jobs
+ * threads in batches of a few hundred: opts.jobs - 1 helpers and the calling
+ * thread, which prepares batches no helper has taken while it waits for one;
+ * what depends on the pairs before them (tables, msprobe's whole-table rules,
+ * output) is done in input order by the calling thread.  Memory: the batches in flight (about 2 per thread) and the
+ * pairs waiting to be written.
+ *
+ * The NPU_Stack_Info column is there when the first target record's dump
+ * has a stack.json beside it, or when the records carry "stack" (from
+ * probe-stack); only the first row of each entry shows it.
+ */
+#ifndef PROBE_METRIC_H
+#define PROBE_METRIC_H
+
+#include "../msprobe/mstable.h"
+#include "../core/strbuf.h"
+#include "verdict.h"
+
+enum metric_output { METRIC_NDJSON, METRIC_CSV };
+
+struct metric_options {
+	enum metric_output output;
+	bool force_mode;
+	enum ms_mode mode;
+	struct verdict_options band;
+	bool no_stack;          /* never add NPU_Stack_Info */
+	const char *output_dir; /* CSV: write msprobe's files there instead of to out */
+	size_t rows_per_file;   /* CSV files: split after this many rows (msprobe: 1,000,000) */
+	int jobs;               /* threads that parse and prepare pairs, the caller's included; <= 1: the caller alone */
+	bool partial;           /* accept a partial comparison (alike.h) */
+};
+
+struct metric_stats {
+	uint64_t pairs, rows, same, diff, unmatched, golden_only, unreadable;
+	uint64_t pass, warning, error;
+};
+
+struct metric_stream;
+
+struct metric_stream *metric_new(const struct metric_options *opts);
+void metric_free(struct metric_stream *m);
+
+/*
+ * One pair record (without its newline), copied: it is read later, with
+ * others, by a worker thread (opts.jobs > 1) or by this one.  When the line
+ * completes a batch, whatever became ready is appended to out.  Returns 0, or -1 with the reason in err; the
+ * input line the reason is about (counting the lines given, from 1) is then
+ * metric_error_line(), 0 when it is about none.
+ */
+int metric_add(struct metric_stream *m, const char *line, size_t len, struct strbuf *out, struct strbuf *err);
+uint64_t metric_error_line(const struct metric_stream *m);
+/* The end of the input: the rest goes to out. */
+int metric_finish(struct metric_stream *m, struct strbuf *out, struct strbuf *err);
+
+const struct metric_stats *metric_stats(const struct metric_stream *m);
+
+#endif

@@ -1,0 +1,88 @@
+/*
+ * verdict.h: our own verdict on a pair of leaves (design: "Two verdicts").
+ *
+ * Bitwise by default: a pair is "diff" when anything the dump says about
+ * the two leaves differs -- type, dtype, shape, requires_grad, a statistic
+ * (as number text: msprobe wrote both with the same formatting), the md5
+ * when both leaves carry one (the task table, alike.h), a scalar
+ * argument's value, the other leaf attributes, the P2P fields.
+ * Tolerance bands, when asked for, apply to the statistics only: a
+ * statistic passes when |t - g| <= atol + rtol * |g|.  A non-finite
+ * statistic the golden leaf does not have is a difference under every
+ * band.  A target leaf without a golden one is "unmatched", a golden leaf
+ * without a target one "golden_only"; neither ever counts as the same.
+ *
+ * msprobe's own verdict (mstable.h) never decides this one.
+ */
+#ifndef PROBE_VERDICT_H
+#define PROBE_VERDICT_H
+
+#include "../records/leafrec.h"
+#include "../core/strbuf.h"
+#include "tmetric.h"
+
+enum verdict {
+	VERDICT_SAME,
+	VERDICT_DIFF,
+	VERDICT_UNMATCHED,   /* target leaf, no golden counterpart */
+	VERDICT_GOLDEN_ONLY, /* golden leaf, no target counterpart */
+	VERDICT_UNREADABLE,  /* the tensor files could not be compared (and nothing else differs) */
+};
+
+struct verdict_options {
+	double rtol, atol;  /* both 0: bitwise */
+};
+
+struct verdict_result {
+	enum verdict verdict;
+	unsigned differs;      /* bit (1 << leaf_field) per field that differs */
+	unsigned within_band;  /* statistics that differ but pass the band */
+	struct strbuf reason;  /* for people: what differs and by how much */
+};
+
+const char *verdict_name(enum verdict v);
+
+/*
+ * Tensor dumps: after verdict_pair(), the comparison of the element bytes
+ * (tm, NULL when the files could not be read: problem says why).  When the
+ * elements could be compared one by one they decide for the statistics
+ * computed from them: elements that differ beyond the band make the pair
+ * "diff" (field "data"), and statistics that differ only because of
+ * elements within the band do not.  A pair whose files could not be read
+ * is "unreadable" unless it already differs.  Two files of different
+ * dtypes or shapes (tm->comparable false) are a difference, "diff", when
+ * the leaves do not already differ in dtype or shape: a pair whose
+ * elements could not be compared one by one is never "same".
+ */
+void verdict_tensor(struct verdict_result *out, const struct tmetric *tm, const char *problem);
+
+/*
+ * Whether the tensor file t (named path) holds what the leaf r, its entry
+ * in its own dump.json, says: the same dtype and shape.  A dtype probe does
+ * not know (or none) is not checked, nor a shape the leaf does not have; a
+ * .npy of float32 where the dump says bfloat16 or a float8 type is what
+ * MindSpore saves (numpy has neither).  0, or -1 with "PATH: the file holds
+ * float16 [0], the dump says torch.float32 [4, 4]" added to why.  A file
+ * that is not what its dump says cannot stand for the leaf: its pair is
+ * "unreadable" (the dump's own statistics describe another tensor), unless
+ * the leaves already differ.
+ */
+int verdict_tensor_declared(const struct leafrec *r, const struct tensor *t, const char *path, struct strbuf *why);
+
+/*
+ * For people (probe-first --format text): each field of `differs` (bits
+ * of verdict_result.differs; the elements excepted, which the reason
+ * tells), one line each: head (the first line) or indent (the others),
+ * then "max: target X, golden Y (+1.02 %)".  Values as the dump wrote
+ * them; a statistic gets the relative difference (t - g) / |g| as a
+ * signed percentage to 3 significant digits (the records keep the full
+ * number).
+ */
+void verdict_write_text(const struct leafrec *t, const struct leafrec *g, unsigned differs, const char *head,
+			const char *indent, struct strbuf *out);
+
+/* t or g may be NULL (one side missing). */
+void verdict_pair(const struct leafrec *t, const struct leafrec *g, const struct verdict_options *opts,
+		  struct verdict_result *out);
+
+#endif

@@ -1,0 +1,424 @@
+#include "layout.h"
+#include "../core/msg.h"
+#include "../core/xalloc.h"
+
+#include <dirent.h>
+#include <inttypes.h>
+#include <sys/stat.h>
+
+static const char *const dump_names[] = { "dump.json", "dump.json.gz", "debug.json", "debug.json.gz" };
+
+int64_t layout_parse_numbered(const char *name, const char *prefix)
+{
+	size_t n = strlen(prefix);
+	const char *d;
+	int64_t v = 0;
+	if (strncmp(name, prefix, n))
+		return -1;
+	d = name + n;
+	if (!*d || (d[0] == '0' && d[1]))
+		return -1;
+	for (; *d; d++) {
+		if (*d < '0' || *d > '9' || v > (INT64_MAX - (*d - '0')) / 10)
+			return -1;
+		v = v * 10 + (*d - '0');
+	}
+	return v;
+}
+
+/* A name of msprobe's pattern prefix<N> whose N is too large for layout_parse_numbered(). */
+static bool number_overflows(const char *name, const char *prefix)
+{
+	size_t n = strlen(prefix);
+	const char *d = name + n;
+	if (strncmp(name, prefix, n) || *d < '1' || *d > '9')
+		return false;
+	for (; *d; d++)
+		if (*d < '0' || *d > '9')
+			return false;
+	return layout_parse_numbered(name, prefix) < 0;
+}
+
+static const char *base_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	return slash ? slash + 1 : path;
+}
+
+static char *join(const char *dir, const char *name)
+{
+	struct strbuf sb = STRBUF_INIT;
+	strbuf_addstr(&sb, dir);
+	if (sb.len && sb.buf[sb.len - 1] != '/')
+		strbuf_addch(&sb, '/');
+	strbuf_addstr(&sb, name);
+	return strbuf_detach(&sb, NULL);
+}
+
+static bool is_dir(const char *path)
+{
+	struct stat st;
+	return !stat(path, &st) && S_ISDIR(st.st_mode);
+}
+
+static bool is_file(const char *path)
+{
+	struct stat st;
+	return !stat(path, &st) && S_ISREG(st.st_mode);
+}
+
+/* A name that is there (lstat) but cannot be followed: a dangling link, a link loop, no permission. */
+static bool is_broken(const char *path, struct strbuf *err)
+{
+	struct stat st;
+	if (lstat(path, &st) || !stat(path, &st))
+		return false;
+	strbuf_addf(err, "%s: %s", path, strerror(errno));
+	return true;
+}
+
+static bool is_debug_name(const char *path)
+{
+	return !strncmp(base_name(path), "debug.json", 10);
+}
+
+/* The last component of the directory holding path ("." when none). */
+static char *parent_name(const char *path, int up)
+{
+	struct strbuf sb = STRBUF_INIT;
+	char *res, *real = realpath(path, NULL);
+	const char *end;
+	/* names are read off the resolved path, so "." and ".." say where they are */
+	strbuf_addstr(&sb, real ? real : path);
+	free(real);
+	while (up-- >= 0) {
+		/* drop trailing slashes, then the last component */
+		while (sb.len > 1 && sb.buf[sb.len - 1] == '/')
+			strbuf_setlen(&sb, sb.len - 1);
+		end = strrchr(sb.buf, '/');
+		if (!end) {
+			strbuf_release(&sb);
+			return xstrdup("");
+		}
+		strbuf_setlen(&sb, (size_t)(end - sb.buf));
+	}
+	while (sb.len > 1 && sb.buf[sb.len - 1] == '/')
+		strbuf_setlen(&sb, sb.len - 1);
+	res = xstrdup(base_name(sb.buf));
+	strbuf_release(&sb);
+	return res;
+}
+
+static void add_file(struct dump_list *list, const char *path, int64_t rank, int64_t step)
+{
+	ALLOC_GROW(list->v, list->nr + 1, list->alloc);
+	list->v[list->nr++] = (struct dump_file){ xstrdup(path), rank, step, is_debug_name(path), false };
+}
+
+/* The dump file of a rank dir, or NULL (with a message in err when one is there but broken). */
+static char *rank_dir_dump(const char *dir, struct strbuf *err)
+{
+	size_t had = err->len;
+	for (size_t i = 0; i < ARRAY_SIZE(dump_names); i++) {
+		char *p = join(dir, dump_names[i]);
+		struct stat st;
+		if (is_file(p))
+			return p;
+		if (!stat(p, &st))
+			strbuf_addf(err, "%s: not a regular file", p);
+		else if (errno != ENOENT)
+			strbuf_addf(err, "%s: %s", p, strerror(errno)); /* a rank directory we may not search */
+		bool broken = err->len != had || is_broken(p, err);
+		free(p);
+		if (broken)
+			return NULL;
+	}
+	return NULL;
+}
+
+static bool has_numbered_subdir(const char *dir, const char *prefix)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	struct strbuf ignored = STRBUF_INIT; /* list_numbered() reports it */
+	bool found = false;
+	if (!d)
+		return false;
+	while (!found && (de = readdir(d))) {
+		char *p;
+		if (strncmp(de->d_name, prefix, strlen(prefix)))
+			continue;
+		p = join(dir, de->d_name);
+		/* one whose number overflows counts: list_numbered() refuses it */
+		found = (is_dir(p) || is_broken(p, &ignored)) && (layout_parse_numbered(de->d_name, prefix) >= 0 ||
+				      number_overflows(de->d_name, prefix) ||
+				      (!strcmp(prefix, "rank") && !strcmp(de->d_name, "rank")));
+		free(p);
+	}
+	closedir(d);
+	strbuf_release(&ignored);
+	return found;
+}
+
+struct numbered {
+	int64_t n;
+	char *name;
+};
+
+static int cmp_numbered(const void *a, const void *b)
+{
+	const struct numbered *x = a, *y = b;
+	return x->n < y->n ? -1 : x->n > y->n;
+}
+
+static void free_numbered(struct numbered *v, size_t nr)
+{
+	for (size_t i = 0; i < nr; i++)
+		free(v[i].name);
+	free(v);
+}
+
+/*
+ * The numbered subdirectories of dir (prefix<N>), sorted; bare "rank" gets -1.
+ * -1 with a message in err when dir cannot be read or a numbered name in it
+ * cannot be followed or has a number past INT64_MAX: a rank that silently
+ * went missing would compare as absent (msprobe, reading N as a Python int,
+ * would compare it).
+ */
+static int list_numbered(const char *dir, const char *prefix, struct numbered **out, size_t *nr_out,
+			 struct strbuf *err)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	struct numbered *v = NULL;
+	size_t nr = 0, alloc = 0;
+	int ret = 0;
+	*out = NULL;
+	*nr_out = 0;
+	if (!d) {
+		strbuf_addf(err, "%s: cannot read the directory: %s", dir, strerror(errno));
+		return -1;
+	}
+	while (!ret && (de = readdir(d))) {
+		int64_t n = layout_parse_numbered(de->d_name, prefix);
+		bool bare = !strcmp(prefix, "rank") && !strcmp(de->d_name, "rank");
+		bool overflows = n < 0 && number_overflows(de->d_name, prefix);
+		char *p;
+		if (n < 0 && !bare && !overflows)
+			continue;
+		p = join(dir, de->d_name);
+		if (overflows) {
+			size_t had = err->len;
+			if (is_dir(p) || is_broken(p, err)) {
+				strbuf_setlen(err, had);
+				strbuf_addf(err, "%s: a %s number larger than %" PRId64 ", the largest probe reads: "
+					    "leaving the directory out would compare the dump without it", p, prefix, INT64_MAX);
+				ret = -1;
+			}
+		} else if (is_dir(p)) {
+			ALLOC_GROW(v, nr + 1, alloc);
+			v[nr++] = (struct numbered){ bare ? -1 : n, xstrdup(de->d_name) };
+		} else if (is_broken(p, err)) {
+			ret = -1;
+		}
+		free(p);
+	}
+	closedir(d);
+	if (ret) {
+		free_numbered(v, nr);
+		return ret;
+	}
+	if (nr)
+		qsort(v, nr, sizeof(*v), cmp_numbered);
+	*out = v;
+	*nr_out = nr;
+	return ret;
+}
+
+
+static int discover_step(const char *dir, int64_t step, struct dump_list *list, struct strbuf *err)
+{
+	struct numbered *ranks, *procs;
+	size_t nranks, nprocs;
+	int ret = 0;
+
+	if (list_numbered(dir, "rank", &ranks, &nranks, err) < 0 ||
+	    list_numbered(dir, "proc", &procs, &nprocs, err) < 0) {
+		free_numbered(ranks, nranks);
+		return -1;
+	}
+
+	if (nranks && nprocs)
+		warning("%s: ignoring %zu proc<pid> director%s beside the rank directories",
+			dir, nprocs, nprocs == 1 ? "y" : "ies");
+	if (!nranks && nprocs > 1) {
+		strbuf_addf(err, "%s: %zu proc<pid> directories and no rank directory: their ranks are unknown; "
+			    "name the one to read", dir, nprocs);
+		ret = -1;
+		goto out;
+	}
+	if (nranks) {
+		for (size_t i = 0; i < nranks; i++) {
+			if (i && ranks[i].n == ranks[i - 1].n) {
+				strbuf_addf(err, "%s: two directories for the same rank: %s and %s", dir,
+					    ranks[i - 1].name, ranks[i].name);
+				ret = -1;
+				goto out;
+			}
+		}
+		if (nranks > 1 && ranks[0].n < 0) {
+			strbuf_addf(err, "%s: a directory named \"rank\" (no rank number) beside %s: cannot tell their ranks",
+				    dir, ranks[1].name);
+			ret = -1;
+			goto out;
+		}
+	}
+	for (size_t i = 0; i < (nranks ? nranks : nprocs); i++) {
+		struct numbered *r = nranks ? &ranks[i] : &procs[i];
+		char *rdir = join(dir, r->name);
+		size_t had = err->len;
+		char *file = rank_dir_dump(rdir, err);
+		if (!file) {
+			if (err->len == had)
+				strbuf_addf(err, "%s: no dump.json or debug.json in this rank directory", rdir);
+			free(rdir);
+			ret = -1;
+			goto out;
+		}
+		add_file(list, file, nranks ? r->n : -1, step);
+		free(file);
+		free(rdir);
+	}
+out:
+	free_numbered(ranks, nranks);
+	free_numbered(procs, nprocs);
+	return ret;
+}
+
+static int64_t rank_of_dir_name(const char *name)
+{
+	return layout_parse_numbered(name, "rank");
+}
+
+int layout_discover(const char *operand, struct dump_list *list, struct strbuf *err)
+{
+	struct stat st;
+	char *file;
+
+	if (!strcmp(operand, "-")) {
+		add_file(list, "-", -1, -1);
+		return 0;
+	}
+	if (stat(operand, &st)) {
+		strbuf_addf(err, "%s: %s", operand, strerror(errno));
+		return -1;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		/* a dump file: rank and step from its directories when they follow the layout */
+		char *rdir = parent_name(operand, 0);
+		char *sdir = parent_name(operand, 1);
+		add_file(list, operand, rank_of_dir_name(rdir), layout_parse_numbered(sdir, "step"));
+		free(rdir);
+		free(sdir);
+		return 0;
+	}
+	size_t had = err->len;
+	file = rank_dir_dump(operand, err);
+	if (err->len != had)
+		return -1;
+	if (file) {
+		char *rdir = parent_name(file, 0);
+		char *sdir = parent_name(file, 1);
+		add_file(list, file, rank_of_dir_name(rdir), layout_parse_numbered(sdir, "step"));
+		free(rdir);
+		free(sdir);
+		free(file);
+		return 0;
+	}
+	if (has_numbered_subdir(operand, "rank") || has_numbered_subdir(operand, "proc")) {
+		char *self = parent_name(operand, -1);
+		int64_t step = layout_parse_numbered(self, "step");
+		free(self);
+		return discover_step(operand, step, list, err);
+	}
+	if (has_numbered_subdir(operand, "step")) {
+		struct numbered *steps;
+		size_t nsteps;
+		int ret = list_numbered(operand, "step", &steps, &nsteps, err);
+		for (size_t i = 0; i < nsteps && !ret; i++) {
+			char *sdir = join(operand, steps[i].name);
+			ret = discover_step(sdir, steps[i].n, list, err);
+			if (!ret && !has_numbered_subdir(sdir, "rank") && !has_numbered_subdir(sdir, "proc")) {
+				strbuf_addf(err, "%s: no rank<N> or proc<pid> directories in this step", sdir);
+				ret = -1;
+			}
+			free(sdir);
+		}
+		free_numbered(steps, nsteps);
+		return ret;
+	}
+	strbuf_addf(err, "%s: not a dump: no dump.json or debug.json, and no rank<N>, proc<pid> or step<N> directories", operand);
+	return -1;
+}
+
+void dump_list_release(struct dump_list *list)
+{
+	for (size_t i = 0; i < list->nr; i++)
+		free(list->v[i].path);
+	free(list->v);
+	list->v = NULL;
+	list->nr = list->alloc = 0;
+}
+
+/* Whether rank is in spec ("0,4-7"); -1 when spec is not such a list. */
+int layout_rank_in(const char *spec, int64_t rank)
+{
+	const char *p = spec;
+	bool in = false;
+	if (!*p)
+		return -1;
+	while (*p) {
+		char *end;
+		long long lo, hi;
+		if (*p < '0' || *p > '9')
+			return -1;
+		lo = hi = strtoll(p, &end, 10);
+		p = end;
+		if (*p == '-') {
+			if (p[1] < '0' || p[1] > '9')
+				return -1;
+			hi = strtoll(p + 1, &end, 10);
+			if (hi < lo)
+				return -1;
+			p = end;
+		}
+		in |= rank >= lo && rank <= hi;
+		if (*p == ',' && p[1])
+			p++;
+		else if (*p)
+			return -1;
+	}
+	return in;
+}
+
+bool layout_rank_list_valid(const char *spec)
+{
+	return layout_rank_in(spec, 0) >= 0;
+}
+
+int layout_keep_ranks(struct dump_list *list, const char *spec, struct strbuf *err)
+{
+	size_t kept = 0;
+	for (size_t i = 0; i < list->nr; i++) {
+		if (list->v[i].rank >= 0 && layout_rank_in(spec, list->v[i].rank) == 1)
+			list->v[kept++] = list->v[i];
+		else
+			free(list->v[i].path);
+	}
+	list->nr = kept;
+	if (!kept) {
+		strbuf_addf(err, "ranks %s: none of them is in the dumps given", spec);
+		return -1;
+	}
+	return 0;
+}

@@ -1,0 +1,63 @@
+/*
+ * layout.h: finding the dump files behind an operand.
+ *
+ * msprobe writes <root>/step<N>/<rank-dir>/dump.json, where the rank dir is
+ * rank<ID> once torch.distributed knows the rank and proc<pid> before that
+ * (single-point saves write debug.json instead of dump.json).  An operand
+ * may name any level of that tree:
+ *
+ *   a file        dump.json, debug.json, or a gzip of either ("-": stdin)
+ *   a rank dir    a directory holding dump.json or debug.json (or .gz)
+ *   a step dir    a directory of rank<N> / proc<pid> directories
+ *   a dump root   a directory of step<N> directories
+ *
+ * Rank and step come from the directory names (rank<N> -> N, step<N> -> N)
+ * and are -1 when the layout does not say (a proc<pid> dir, a bare "rank",
+ * a file outside the layout).  Nothing is guessed: a step dir with several
+ * proc dirs and no rank dir, or with the same rank twice, is an error; a
+ * step dir mixing rank and proc dirs keeps the rank dirs and warns (the
+ * proc dirs are helper processes, as msprobe's documentation says); a rank
+ * dir without a dump file is an error, and so is a rank<N>, proc<N> or
+ * step<N> directory whose N is past INT64_MAX (msprobe would read it: left
+ * out, its rank would go uncompared without a word).
+ *
+ * Steps come out in numeric order, ranks in numeric order within a step.
+ */
+#ifndef PROBE_LAYOUT_H
+#define PROBE_LAYOUT_H
+
+#include "../core/strbuf.h"
+
+struct dump_file {
+	char *path;     /* usable as is from the current directory */
+	int64_t rank;   /* -1: unknown */
+	int64_t step;   /* -1: unknown */
+	bool debug;     /* a debug.json (single-point save) */
+	bool csv;       /* an msprobe compare_result CSV (probe-flatten reads those too) */
+};
+
+struct dump_list {
+	struct dump_file *v;
+	size_t nr, alloc;
+};
+
+#define DUMP_LIST_INIT { NULL, 0, 0 }
+
+/*
+ * Append the dump files of `operand` to `list`.  Returns 0, or -1 with the
+ * reason in `err` ("OPERAND: what is wrong").
+ */
+int layout_discover(const char *operand, struct dump_list *list, struct strbuf *err);
+void dump_list_release(struct dump_list *list);
+
+/* Parse "<prefix><digits>" (no sign, no leading zeros unless "0"); -1 if it is not. */
+int64_t layout_parse_numbered(const char *name, const char *prefix);
+
+/* A rank list as --only-ranks takes it: numbers and ranges, "0,4-7". */
+bool layout_rank_list_valid(const char *spec);
+/* Whether rank is in the list: 1 or 0; -1 when spec is not such a list. */
+int layout_rank_in(const char *spec, int64_t rank);
+/* Keep the dump files of the listed ranks (dumps without a rank go); -1 with the reason when none is left. */
+int layout_keep_ranks(struct dump_list *list, const char *spec, struct strbuf *err);
+
+#endif

@@ -1,0 +1,59 @@
+/*
+ * mscell.h: what msprobe's compare makes of one leaf (its gen_op_item).
+ *
+ * msprobe turns each leaf into a row whose dtype, shape, statistics and
+ * md5 cells follow per-kind rules (reference: msprobe-compare.md section
+ * 1.4): a tensor keeps its dtype and shape; a torch.Size, a slice, an
+ * ellipsis, a src/dst argument, a ProcessGroup and any other scalar each
+ * get their own dtype text, shape text, statistics and md5; a null slot
+ * gets None everywhere.  Statistics are Python values after msprobe's
+ * clean-up: None becomes the string "None", anything whose str() is "nan"
+ * in any case becomes the string "Nan".
+ *
+ * Memory: everything lives in the arena passed in.
+ */
+#ifndef PROBE_MSCELL_H
+#define PROBE_MSCELL_H
+
+#include "../core/arena.h"
+#include "../records/leafrec.h"
+#include "pyval.h"
+
+struct msleaf {
+	bool null_leaf;        /* a null slot: msprobe's default item */
+	const char *name;      /* the row name */
+	bool output_row;       /* ".output." in the name: one of the entry's outputs */
+	const char *entry;
+	const char *dtype;     /* dtype cell: "torch.float32", "<class 'int'>", "None", ... */
+	const char *shape;     /* shape cell: "[2, 3]", "[]", "(3,)", "None" */
+	const char *req_grad;  /* "True", "False", or NULL when the leaf has none (shown N/A) */
+	const char *md5;       /* md5 cell, or NULL for a null slot (shown N/A) */
+	struct pyval *stat[4]; /* Max, Min, Mean, Norm */
+	const char *data_name; /* file name, or "-1" */
+	const char *state;
+};
+
+/* The calling thread's scratch text, released before the thread ends (the functions here keep one). */
+void mscell_release_thread(void);
+
+/* 0, or -1 with *why when a field cannot be read (an invalid string or number). */
+int msleaf_from_record(struct msleaf *m, const struct leafrec *r, struct arena *a, const char **why);
+
+/* The kinds of leaf msprobe tells apart (gen_op_item's special cases). */
+enum ms_kind {
+	MS_NULL,     /* a null slot */
+	MS_TENSOR,   /* has a dtype */
+	MS_SIZE,     /* torch.Size */
+	MS_SLICE,
+	MS_ELLIPSIS,
+	MS_SRCDST,   /* an argument named src, dst, group_src or group_dst */
+	MS_GROUP,    /* torch.ProcessGroup */
+	MS_SCALAR,   /* anything else: int, float, bool, str, dtype, device, ... */
+};
+
+enum ms_kind ms_kind_of(const struct leafrec *r);
+
+/* The dtype cell alone (cheaper than msleaf_from_record; the matcher's dtype gate needs it). */
+void ms_dtype_cell(const struct leafrec *r, struct strbuf *out);
+
+#endif

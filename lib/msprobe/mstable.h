@@ -1,0 +1,127 @@
+/*
+ * mstable.h: msprobe's compare table, its metric cells and its verdict.
+ *
+ * This is "the msprobe verdict": the Result and Err_message columns of
+ * msprobe compare 26.0.0, with its statistics diffs and md5 cells, exactly
+ * as msprobe computes and prints them, quirks included (reference:
+ * msprobe-compare.md sections 4, 5 and 7).  It is kept apart from our own
+ * verdict (verdict.h) and never decides it.
+ *
+ * msprobe builds its table with pandas, and two of pandas' whole-column
+ * type inferences change the text of some cells: a statistics column made
+ * only of numbers prints its ints as floats when it holds a float, the
+ * statistics of the unmatched rows are re-inferred on their own, and a
+ * diff column whose cells all parse as integers keeps integer diffs.  To
+ * reproduce them while streaming, rows are observed as they come
+ * (ms_table_observe) and a row is final only once nothing that comes
+ * later can change it (ms_row_final); in real dumps that is after the
+ * first few rows, and at the end of the input everything is final.
+ *
+ * Rows are grouped by dump entry for the checkers (ms_judge_group), in
+ * the order they come; the caller keeps the rows and their memory.
+ */
+#ifndef PROBE_MSTABLE_H
+#define PROBE_MSTABLE_H
+
+#include "../core/arena.h"
+#include "mscell.h"
+
+enum ms_mode {
+	MS_MODE_STATISTICS,
+	MS_MODE_MD5,
+	MS_MODE_TENSOR,
+};
+
+const char *ms_mode_name(enum ms_mode m);
+
+enum ms_level { MS_PASS, MS_WARNING, MS_ERROR };
+
+#define MS_MAX_MSGS 8
+
+struct ms_row {
+	/* set by the caller */
+	struct msleaf t;         /* the target ("NPU") leaf */
+	struct msleaf g;         /* the golden ("Bench") leaf, when matched */
+	bool matched;            /* false: msprobe's Bench columns are N/A (no golden leaf, or the dtype gate) */
+	const char *stack;       /* NPU_Stack_Info text for this row ("N/A" when NULL) */
+	const char *stack_csv;   /* the same as a ready CSV cell (quoted), when the caller has it */
+	const char *const *tensor_cells; /* tensor mode: the six metric cells (tmetric.h), NULL: unsupported */
+
+	/* set by ms_judge_group() */
+	const char **cells;      /* the row's cells, in the order of ms_header() */
+	enum ms_level result;
+	const char *msgs[MS_MAX_MSGS];
+	int nmsgs;
+	const char *err_message; /* JSON list text of msgs */
+};
+
+struct ms_colstate {
+	bool nonnumeric;  /* a cell that is not an int or float */
+	bool has_float;
+	bool nonintstr;   /* a cell whose str() is not an integer */
+};
+
+struct ms_table {
+	enum ms_mode mode;
+	bool stack_mode;              /* the NPU_Stack_Info column is there */
+	struct ms_colstate col[8];    /* NPU max, min, mean, l2norm, Bench max, min, mean, l2norm */
+	struct ms_colstate unmatched[4]; /* NPU statistics of the unmatched rows */
+	bool at_end;                  /* the input is over: every row is final */
+};
+
+void ms_table_init(struct ms_table *t, enum ms_mode mode, bool stack_mode);
+
+/* The index of the Result column in the current mode (Err_message follows it). */
+int ms_result_col(const struct ms_table *t);
+/* The header of the CSV, as msprobe writes it; *n receives the column count. */
+const char *const *ms_header(const struct ms_table *t, size_t *n);
+
+/* Take a row into account for the whole-table inferences (every row, in order). */
+void ms_table_observe(struct ms_table *t, const struct ms_row *row);
+
+/* Whether nothing later can change the cells of this row. */
+bool ms_row_final(const struct ms_table *t, const struct ms_row *row);
+
+/* Cells, Result and Err_message of the rows of one dump entry (all final). */
+void ms_judge_group(const struct ms_table *t, struct ms_row **rows, size_t n, struct arena *a);
+
+/* Append a cell to a CSV line, quoted as pandas does (only when it has , " or LF: not a lone CR). */
+void csv_add_cell(struct strbuf *out, const char *cell, bool first);
+
+/*
+ * msprobe's guards against formula injection (reference: msprobe-compare.md
+ * 4.2; file_utils.py check_df_malicious, utils.py check_op_str_pattern_valid).
+ *
+ * ms_special(): a string msprobe refuses while it parses a dump (an API
+ * name, a string value in input_args, input_kwargs or output, a stack
+ * line): one that starts with + - = % @ (or their full-width forms
+ * U+FF0B U+FF0D U+FF1D U+FF05 U+FF20), or holds ';' followed by one.
+ *
+ * ms_cell_refused(): a string cell msprobe refuses to write into its CSV
+ * ("Malicious value [...] not allowed to be written into the csv"): an
+ * ms_special() one, unless each of its ';'-separated parts is a number
+ * to Python's float() ("-1.5", "+3", " -inf", "1e5;-2").
+ *
+ * py_float_text(): whether Python's float() accepts the text (ASCII digits:
+ * the other Unicode digits and spaces it takes too are not recognised).
+ */
+bool ms_special(const char *s, size_t len);
+bool ms_cell_refused(const char *cell);
+bool py_float_text(const char *s, size_t len);
+
+/*
+ * The rule of probe's own CSV writers (probe-table, and any writer of a
+ * table a spreadsheet may open that msprobe does not write): a cell that
+ * ms_cell_refused() would refuse, or that starts with a TAB or a CR (the
+ * rest of OWASP's list), is written with a single quote before it, so
+ * that a spreadsheet shows it as text instead of running it as a formula;
+ * for the ';' case, the quote goes before each ';'-separated part that
+ * would start one.  Numbers ("-1.5", "-inf") are never changed.  Returns
+ * whether the cell was changed (the result in out, the cell otherwise).
+ */
+bool csv_neutralise(const char *cell, struct strbuf *out);
+
+/* The calling thread's scratch text, released before the thread ends. */
+void ms_release_thread(void);
+
+#endif

@@ -1,0 +1,32 @@
+/*
+ * table.h: JSON objects, one per line, into a CSV table (probe-table).
+ *
+ * The columns are given, or are the keys of the first object in their
+ * order (keys first seen later are an error naming them, so that no value
+ * is dropped silently).  Cells are written as probe's other CSVs are, the
+ * way pandas writes msprobe's: strings as they are, numbers as their JSON
+ * text, true/false as True/False, null and missing members as empty
+ * cells, arrays and objects as their JSON text; quoted only when they hold
+ * a comma, a quote or a newline.  A cell a spreadsheet would run as a
+ * formula (= + - @ % ... at its start, not a number) gets a single quote
+ * before it (mstable.h: csv_neutralise), header cells too.
+ *
+ * Memory: the column names; nothing per row.
+ */
+#ifndef PROBE_TABLE_H
+#define PROBE_TABLE_H
+
+#include "../core/strbuf.h"
+
+struct table_writer;
+
+/* columns: comma-separated names, or NULL for the first object's keys. */
+struct table_writer *table_new(const char *columns);
+void table_free(struct table_writer *t);
+
+/* One object (a line); the header goes before the first row.  0, or -1 with the reason in err. */
+int table_add(struct table_writer *t, const char *line, size_t len, struct strbuf *out, struct strbuf *err);
+/* -1 with the reason in err when there were no rows. */
+int table_finish(struct table_writer *t, struct strbuf *out, struct strbuf *err);
+
+#endif

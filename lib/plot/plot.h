@@ -1,0 +1,81 @@
+/*
+ * plot.h: a picture of where a run leaves its reference (probe-plot).
+ *
+ * Metric records (probe-metric(1), optionally through probe-stack(1)) go
+ * in one at a time; plot_finish() turns what was kept into a model of the
+ * picture: the chosen error metric of every leaf along execution order,
+ * one line per rank, aggregated per pixel column (first, smallest,
+ * largest and last value of each column, so 100,000 leaves draw as a few
+ * thousand vertices without losing an extreme); forward and backward
+ * runs; the first divergence of each rank as probe-first(1) finds it and
+ * the first non-finite value as probe-first --nonfinite finds it (the same
+ * code, lib/compare/first.c, decides both); the module bands from the records'
+ * module chains.  plot_write_svg() and plot_write_html() (plotsvg.c)
+ * draw the model.
+ *
+ * x is the target leaf's seq; a later step of the same rank continues
+ * after the last x of the earlier one.  Golden-only pairs have no place
+ * on the target's axis and are only counted.
+ *
+ * Memory: per leaf 24 bytes (x, value, module chain, flags); the module
+ * names and chains once; the rows of the HTML table (at most table_rows);
+ * per rank and pixel column one aggregate after plot_finish().
+ */
+#ifndef PROBE_PLOT_H
+#define PROBE_PLOT_H
+
+#include "../compare/first.h"
+#include "../core/strbuf.h"
+
+enum plot_metric {
+	PLOT_AUTO,     /* max_rel for tensor comparisons, rel for statistics, md5 when that is all there is */
+	PLOT_REL,      /* largest relative difference of max, min, mean, norm */
+	PLOT_ABS,      /* largest absolute difference of max, min, mean, norm */
+	PLOT_MD5,      /* 1 when the CRC-32 differs, 0 when it matches */
+	PLOT_MAX_REL,  /* msprobe's MaxRelativeErr of the elements (tensor mode) */
+	PLOT_MAX_ABS,  /* the largest absolute difference of the elements (tensor mode) */
+	PLOT_ULP,      /* the largest difference of the elements in units in the last place (tensor mode) */
+	PLOT_COS,      /* 1 - msprobe's Cosine of the elements (tensor mode) */
+	PLOT_NMETRICS
+};
+
+/* "auto", "rel", ...: the names --metric takes, in enum order. */
+extern const char *const plot_metric_names[PLOT_NMETRICS];
+/* The metric named name, or -1. */
+int plot_metric_by_name(const char *name);
+
+struct plot_options {
+	enum plot_metric metric;
+	const char *ranks;           /* a rank list ("0,4-7", layout.h), or NULL for every rank */
+	int64_t from, to;            /* the x kept: from <= x <= to; to < 0 for no end */
+	int width, height;           /* of the whole picture, in pixels */
+	int module_depth;            /* rows of module bands at most (0: none) */
+	size_t table_rows;           /* HTML: divergent leaves listed at most */
+	struct first_options first;  /* the band under which the first divergence is found (probe-first's) */
+	const char *source;          /* the input's name, for the caption */
+};
+
+/* Sets the defaults: every rank and x, 1200 x 600, 3 module rows, 2000 table rows, bitwise. */
+void plot_options_init(struct plot_options *o);
+
+struct plot;
+
+struct plot *plot_new(const struct plot_options *o);
+void plot_free(struct plot *p);
+
+/* One record (a line without its newline).  0, or -1 with the reason in err (not a metric record). */
+int plot_add(struct plot *p, const char *line, size_t len, struct strbuf *err);
+
+/*
+ * After the last record: the marks and the model.  -1 with the reason in
+ * err when there is nothing to draw (no pairs, none matched, nothing of the
+ * chosen metric, nothing in the ranks or the range asked for).
+ */
+int plot_finish(struct plot *p, struct strbuf *err);
+
+/* The picture as a standalone SVG document, after plot_finish(). */
+void plot_write_svg(const struct plot *p, struct strbuf *out);
+/* A single HTML page: the picture, the marks, a sortable table of the divergent leaves; nothing fetched. */
+void plot_write_html(const struct plot *p, struct strbuf *out);
+
+#endif

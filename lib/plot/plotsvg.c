@@ -1,0 +1,797 @@
+/*
+ * plotsvg.c: draws the model plot.c laid out, as SVG, or as an HTML page
+ * holding that SVG and a table.  Nothing here reads records or decides
+ * where anything goes beyond what follows directly from the geometry.
+ */
+#include "plotmodel.h"
+#include "../core/xalloc.h"
+
+#include <math.h>
+
+#define GRID "#e3e3e3"
+#define AXIS "#555555"
+#define MUTED "#666666"
+#define SHADE "#f1f1f1"
+/* Text over the data stays readable: a white outline under the glyphs. */
+#define HALO "stroke=\"#fff\" stroke-width=\"3\" paint-order=\"stroke\""
+
+/* ---- text ----------------------------------------------------------------------- */
+
+/* Length of the valid UTF-8 sequence at s (at most n bytes), or 0. */
+static size_t utf8_len(const unsigned char *s, size_t n)
+{
+	size_t len;
+	uint32_t cp;
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		len = 2, cp = s[0] & 0x1f;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		len = 3, cp = s[0] & 0x0f;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		len = 4, cp = s[0] & 0x07;
+	else
+		return 0;
+	if (len > n)
+		return 0;
+	for (size_t i = 1; i < len; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3f);
+	}
+	if ((len == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) || (len == 4 && (cp < 0x10000 || cp > 0x10ffff)))
+		return 0;
+	/* U+FFFE and U+FFFF are not XML characters */
+	if (cp == 0xfffe || cp == 0xffff)
+		return 0;
+	return len;
+}
+
+/*
+ * s as XML character data or attribute value: the five specials escaped,
+ * characters XML cannot hold (controls, broken UTF-8) as U+FFFD.
+ */
+static void add_xml(struct strbuf *out, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t n = strlen(s);
+	while (n) {
+		size_t len = utf8_len(p, n);
+		if (!len) {
+			strbuf_addstr(out, "\xef\xbf\xbd");
+			p++, n--;
+			continue;
+		}
+		switch (*p) {
+		case '&': strbuf_addstr(out, "&amp;"); break;
+		case '<': strbuf_addstr(out, "&lt;"); break;
+		case '>': strbuf_addstr(out, "&gt;"); break;
+		case '"': strbuf_addstr(out, "&quot;"); break;
+		case '\'': strbuf_addstr(out, "&#39;"); break;
+		default:
+			if (*p < 0x20 && *p != '\t' && *p != '\n')
+				strbuf_addstr(out, "\xef\xbf\xbd");
+			else
+				strbuf_add(out, p, len);
+		}
+		p += len, n -= len;
+	}
+}
+
+/* <text x y [attrs]>s</text> */
+static void text(struct strbuf *out, double x, double y, const char *attrs, const char *s)
+{
+	strbuf_addf(out, "<text x=\"%.1f\" y=\"%.1f\"%s%s>", x, y, *attrs ? " " : "", attrs);
+	add_xml(out, s);
+	strbuf_addstr(out, "</text>\n");
+}
+
+/* text(), cut at the end with an ellipsis to fit in max_w pixels (by the layout's estimate). */
+static void text_fit(struct strbuf *out, double x, double y, const char *attrs, const char *s, double max_w,
+		     double size)
+{
+	struct strbuf cut = STRBUF_INIT;
+	strbuf_addstr(&cut, s);
+	while (cut.len && plot_text_width(cut.buf, size, false) > max_w) {
+		/* drop the last character (and a previous ellipsis), then add one */
+		size_t n = cut.len >= 3 && !strcmp(cut.buf + cut.len - 3, "\xe2\x80\xa6") ? cut.len - 3 : cut.len;
+		do
+			n--;
+		while (n && ((unsigned char)cut.buf[n] & 0xc0) == 0x80);
+		strbuf_setlen(&cut, n);
+		strbuf_addstr(&cut, "\xe2\x80\xa6");
+	}
+	text(out, x, y, attrs, cut.buf);
+	strbuf_release(&cut);
+}
+
+static void tooltip(struct strbuf *out, const char *s)
+{
+	strbuf_addstr(out, "<title>");
+	add_xml(out, s);
+	strbuf_addstr(out, "</title>");
+}
+
+/* A number for people: "0.0123", "1.5e-07", "inf". */
+static void add_number(struct strbuf *out, double v)
+{
+	if (isnan(v))
+		strbuf_addstr(out, "nan");
+	else if (isinf(v))
+		strbuf_addstr(out, v < 0 ? "-inf" : "inf");
+	else
+		strbuf_addf(out, "%.4g", v);
+}
+
+/* ---- pieces of the picture ---------------------------------------------------- */
+
+static double slot_w(const struct plot *p)
+{
+	return (p->g.right - p->g.left) / (double)(p->xmax - p->xmin + 1);
+}
+
+static void draw_header(const struct plot *p, struct strbuf *out, struct strbuf *tmp)
+{
+	const struct plot_geom *g = &p->g;
+	size_t leaves = 0;
+	for (size_t i = 0; i < p->nranks; i++)
+		leaves += p->ranks[i].n;
+	strbuf_reset(tmp);
+	strbuf_addf(tmp, "probe-plot: %s", plot_metric_title(p->metric));
+	/* bold runs wider than the estimate: a tenth more */
+	text_fit(out, g->left, g->title_y, "font-size=\"15\" font-weight=\"bold\" fill=\"#222\"", tmp->buf,
+		 (g->width - g->left - 8) / 1.1, 15);
+	strbuf_reset(tmp);
+	strbuf_addf(tmp, "%s: %zu leaves of %zu rank%s along execution order; %llu diverge", p->o.source, leaves,
+		    p->nranks, p->nranks == 1 ? "" : "s", (unsigned long long)p->diverging);
+	if (p->unmatched)
+		strbuf_addf(tmp, ", %llu without a golden", (unsigned long long)p->unmatched);
+	if (p->golden_only)
+		strbuf_addf(tmp, "; %llu golden-only not drawn", (unsigned long long)p->golden_only);
+	if (p->o.from > 0 || p->o.to >= 0) {
+		strbuf_addf(tmp, "; range %lld:", (long long)p->o.from);
+		if (p->o.to >= 0)
+			strbuf_addi(tmp, p->o.to);
+	}
+	text_fit(out, g->left, g->subtitle_y, "font-size=\"11\" fill=\"" MUTED "\"", tmp->buf, g->width - g->left - 8, 11);
+}
+
+static void diamond(struct strbuf *out, double x, double y, double r, const char *fill)
+{
+	strbuf_addf(out, "<path d=\"M%.1f %.1fl%.1f %.1fl%.1f %.1fl%.1f %.1fz\" fill=\"%s\" stroke=\"#fff\" stroke-width=\"1\"/>",
+		    x, y - r, r, r, -r, r, -r, -r, fill);
+}
+
+static void triangle(struct strbuf *out, double x, double y, double r, const char *fill)
+{
+	strbuf_addf(out, "<path d=\"M%.1f %.1fl%.1f %.1fh%.1fz\" fill=\"%s\" stroke=\"#fff\" stroke-width=\"1\"/>", x,
+		    y - r, r, 1.7 * r, -2 * r, fill);
+}
+
+static void draw_legend(const struct plot *p, struct strbuf *out)
+{
+	for (size_t i = 0; i < p->nlegend; i++) {
+		const struct plot_legend_item *it = &p->legend[i];
+		double x = it->x, y = it->y;
+		switch (it->kind) {
+		case LEGEND_RANK:
+			strbuf_addf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" stroke-width=\"2\"/>",
+				    x, y - 4, x + 16, y - 4, plot_palette[it->color]);
+			break;
+		case LEGEND_DIVERGENCE:
+			diamond(out, x + 8, y - 4, 5, PLOT_RED);
+			break;
+		case LEGEND_NONFINITE:
+			triangle(out, x + 8, y - 5, 5, PLOT_ORANGE);
+			break;
+		case LEGEND_DIVERGES:
+			strbuf_addf(out, "<rect x=\"%.1f\" y=\"%.1f\" width=\"3\" height=\"8\" fill=\"%s\"/>", x + 7, y - 8,
+				    PLOT_RED);
+			break;
+		case LEGEND_BACKWARD:
+			strbuf_addf(out, "<rect x=\"%.1f\" y=\"%.1f\" width=\"16\" height=\"10\" fill=\"" SHADE
+					 "\" stroke=\"#ccc\"/>",
+				    x, y - 9);
+			break;
+		default:
+			break;
+		}
+		x += it->kind == LEGEND_NOTE ? 0 : 22;
+		text_fit(out, x, y,
+			 it->kind == LEGEND_NOTE ? "font-size=\"11\" font-style=\"italic\" fill=\"" MUTED "\""
+						 : "font-size=\"11\" fill=\"#333\"",
+			 it->text, p->g.width - 4 - x, 11);
+	}
+}
+
+/* Runs of columns where backward leaves outnumber forward ones, shaded, and labelled when wide. */
+static void draw_backward(const struct plot *p, struct strbuf *out)
+{
+	const struct plot_geom *g = &p->g;
+	double half = fmax(slot_w(p) / 2 - 0.5, 0), x0, x1;
+	bool any_fwd = false;
+	for (int c = 0; c < g->ncols; c++)
+		any_fwd |= p->col_fwd[c] >= p->col_back[c] && p->col_fwd[c];
+	if (!any_fwd)
+		return; /* all backward: no contrast to draw */
+	for (int c = 0; c < g->ncols;) {
+		int e;
+		if (!(p->col_back[c] > p->col_fwd[c])) {
+			c++;
+			continue;
+		}
+		e = c;
+		/* through empty columns too: a sparse backward run stays one run */
+		while (e + 1 < g->ncols && (p->col_back[e + 1] > p->col_fwd[e + 1] || (!p->col_back[e + 1] && !p->col_fwd[e + 1])))
+			e++;
+		while (e > c && !p->col_back[e])
+			e--;
+		/* the whole slots of the leaves, not only the columns of their middles */
+		x0 = fmax(g->left + c - half, g->left);
+		x1 = fmin(g->left + e + 1 + half, g->right);
+		strbuf_addf(out, "<rect class=\"backward\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"" SHADE "\"/>\n",
+			    x0, g->area_top, x1 - x0, g->area_bottom - g->area_top);
+		if (x1 - x0 >= 70)
+			text(out, x0 + 4, g->log_top + 24, HALO " font-size=\"10\" fill=\"#888\"", "backward");
+		c = e + 1;
+	}
+}
+
+static void draw_steps(const struct plot *p, struct strbuf *out)
+{
+	const struct plot_geom *g = &p->g;
+	const struct plot_rank *r = &p->ranks[0];
+	char buf[48];
+	if (!p->multi_step)
+		return;
+	for (size_t i = 0; i < r->nsteps; i++) {
+		double x;
+		if (r->steps[i].x < p->xmin || r->steps[i].x > p->xmax)
+			continue;
+		x = plot_x_px(p, r->steps[i].x) - slot_w(p) / 2;
+		if (i)
+			strbuf_addf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#999\" stroke-dasharray=\"4 3\"/>\n",
+				    x, g->area_top, x, g->area_bottom);
+		snprintf(buf, sizeof(buf), "step %lld", (long long)r->steps[i].step);
+		text(out, x + 3, g->log_top + 11, HALO " font-size=\"10\" fill=\"#777\"", buf);
+	}
+}
+
+/* 10 with a superscript exponent. */
+static void power_label(struct strbuf *out, double x, double y, int e)
+{
+	strbuf_addf(out, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" text-anchor=\"end\" fill=\"#333\">10<tspan dy=\"-5\" font-size=\"8\">%s%d</tspan></text>\n",
+		    x, y, e < 0 ? "\xe2\x88\x92" : "", e < 0 ? -e : e);
+}
+
+static void draw_y_axis(const struct plot *p, struct strbuf *out)
+{
+	const struct plot_geom *g = &p->g;
+	int span = p->dec_hi - p->dec_lo, every = 1;
+	double per = (g->log_bottom - g->log_top) / (span ? span : 1);
+	double mid;
+
+	if (p->metric == PLOT_MD5) {
+		struct plot_point one = { .y = 1, .ykind = Y_VALUE };
+		double y = plot_point_y(p, &one);
+		strbuf_addf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"" GRID "\"/>\n", g->left, y,
+			    g->right, y);
+		text(out, g->left - 6, y + 4, "font-size=\"11\" text-anchor=\"end\" fill=\"#333\"", "differs");
+	} else {
+		while (per * every < 16)
+			every++;
+		for (int e = p->dec_lo; e <= p->dec_hi; e++) {
+			double y = g->log_bottom - (e - p->dec_lo) * per;
+			if ((e - p->dec_lo) % every)
+				continue;
+			strbuf_addf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"" GRID "\"/>\n",
+				    g->left, y, g->right, y);
+			power_label(out, g->left - 6, y + 4, e);
+		}
+	}
+	/* the strips */
+	if (g->nog_h > 0)
+		text(out, g->left - 6, g->nog_top + g->nog_h / 2 + 3, "font-size=\"9\" text-anchor=\"end\" fill=\"" MUTED "\"",
+		     "no golden");
+	strbuf_addf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#ccc\" stroke-dasharray=\"2 2\"/>\n",
+		    g->left, g->inf_top + g->inf_h, g->right, g->inf_top + g->inf_h);
+	text(out, g->left - 6, g->inf_top + g->inf_h / 2 + 4, "font-size=\"11\" text-anchor=\"end\" fill=\"#333\"",
+	     "inf/nan");
+	strbuf_addf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#ccc\" stroke-dasharray=\"2 2\"/>\n",
+		    g->left, g->zero_top, g->right, g->zero_top);
+	text(out, g->left - 6, g->zero_top + g->zero_h / 2 + 4, "font-size=\"11\" text-anchor=\"end\" fill=\"#333\"",
+	     p->metric == PLOT_MD5 ? "same" : "0");
+	text(out, g->left - 6, g->rug_top + g->rug_h - 1, "font-size=\"9\" text-anchor=\"end\" fill=\"" MUTED "\"",
+	     "diverges");
+	/* the frame and the title of the axis */
+	strbuf_addf(out, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"none\" stroke=\"#bbb\"/>\n",
+		    g->left, g->area_top, g->right - g->left, g->area_bottom - g->area_top);
+	mid = (g->log_top + g->log_bottom) / 2;
+	strbuf_addf(out, "<text x=\"16\" y=\"%.1f\" font-size=\"11\" fill=\"#333\" text-anchor=\"middle\" transform=\"rotate(-90 16 %.1f)\">",
+		    mid, mid);
+	add_xml(out, plot_metric_axis(p->metric));
+	strbuf_addstr(out, "</text>\n");
+}
+
+/* Runs of columns with a flag, as rectangles in a strip. */
+static void draw_column_runs(const struct plot *p, struct strbuf *out, const uint8_t *flag, double top, double h,
+			     const char *fill, const char *cls)
+{
+	const struct plot_geom *g = &p->g;
+	for (int c = 0; c < g->ncols;) {
+		int e = c;
+		if (!flag[c]) {
+			c++;
+			continue;
+		}
+		while (e + 1 < g->ncols && flag[e + 1])
+			e++;
+		strbuf_addf(out, "<rect class=\"%s\" x=\"%.1f\" y=\"%.1f\" width=\"%d\" height=\"%.1f\" fill=\"%s\"/>\n", cls,
+			    g->left + c, top, e - c + 1, h, fill);
+		c = e + 1;
+	}
+}
+
+struct pen {
+	double x, y;
+	size_t vertices;   /* in the current piece of the path */
+};
+
+/* A piece of one vertex draws as a dot (a zero-length line with round caps). */
+static void end_piece(struct strbuf *out, struct pen *pen)
+{
+	if (pen->vertices == 1)
+		strbuf_addstr(out, "l0 0");
+}
+
+/* The next vertex of a path: a move to start a piece, a line otherwise; repeats dropped. */
+static void add_vertex(struct strbuf *out, struct pen *pen, double x, double y, bool move)
+{
+	if (!move && fabs(x - pen->x) < 0.05 && fabs(y - pen->y) < 0.05)
+		return;
+	if (move)
+		end_piece(out, pen);
+	strbuf_addf(out, "%c%.1f %.1f", move ? 'M' : 'L', x, y);
+	pen->vertices = move ? 1 : pen->vertices + 1;
+	pen->x = x;
+	pen->y = y;
+}
+
+/*
+ * One rank's line: per pixel column its first, lowest and highest (in
+ * their order) and last point.  It breaks where leaves at 0 come between.
+ */
+static void draw_rank_line(const struct plot *p, const struct plot_rank *r, struct strbuf *out)
+{
+	const struct plot_geom *g = &p->g;
+	struct pen pen = { 0, 0, 0 };
+	bool started = false;
+	size_t start = out->len;
+	strbuf_addf(out, "<path class=\"rank\" data-rank=\"%lld\" fill=\"none\" stroke=\"%s\" stroke-width=\"1.3\" stroke-linejoin=\"round\" stroke-linecap=\"round\" d=\"",
+		    (long long)r->rank, plot_palette[r->color]);
+	for (int c = 0; c < g->ncols; c++) {
+		const struct plot_col *col = &r->cols[c];
+		double mx = g->left + c + 0.5;
+		if (!col->n)
+			continue;
+		add_vertex(out, &pen, col->first_x, col->first_y, !started || col->gap);
+		started = true;
+		if (col->n > 2) {
+			bool min_first = col->min_at < col->max_at;
+			add_vertex(out, &pen, mx, min_first ? col->min_y : col->max_y, false);
+			add_vertex(out, &pen, mx, min_first ? col->max_y : col->min_y, false);
+		}
+		add_vertex(out, &pen, col->last_x, col->last_y, false);
+	}
+	if (!started) {
+		strbuf_setlen(out, start);
+		return;
+	}
+	end_piece(out, &pen);
+	strbuf_addstr(out, "\"/>\n");
+}
+
+/* When there are few points, each is drawn too: filled when it diverges. */
+static void draw_points(const struct plot *p, const struct plot_rank *r, struct strbuf *out)
+{
+	strbuf_addf(out, "<g class=\"points\" data-rank=\"%lld\" stroke=\"%s\">", (long long)r->rank,
+		    plot_palette[r->color]);
+	for (size_t k = 0; k < r->n; k++) {
+		const struct plot_point *pt = &r->v[k];
+		if (pt->flags & PF_UNMATCHED || pt->x < p->xmin || pt->x > p->xmax)
+			continue;
+		strbuf_addf(out, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"2.5\" fill=\"%s\"/>", plot_x_px(p, pt->x),
+			    plot_point_y(p, pt), pt->flags & PF_DIFF ? plot_palette[r->color] : "#fff");
+	}
+	strbuf_addstr(out, "</g>\n");
+}
+
+/* Few enough points to draw each one. */
+static bool sparse(const struct plot *p)
+{
+	size_t points = 0;
+	for (size_t i = 0; i < p->nranks; i++)
+		points += p->ranks[i].n;
+	return points <= (size_t)p->g.ncols / 3;
+}
+
+static void draw_data(const struct plot *p, struct strbuf *out)
+{
+	/* rank 0 last, so on top */
+	for (size_t i = p->nranks; i-- > 0;)
+		draw_rank_line(p, &p->ranks[i], out);
+	if (sparse(p))
+		for (size_t i = p->nranks; i-- > 0;)
+			draw_points(p, &p->ranks[i], out);
+}
+
+static void mark_tooltip(const struct plot_mark *m, struct strbuf *tmp)
+{
+	strbuf_reset(tmp);
+	strbuf_addf(tmp, "%s, rank %lld, step %lld, seq %lld: %s (%s)",
+		    m->kind == MARK_DIVERGENCE ? "first divergence" : "first non-finite", (long long)m->rank,
+		    (long long)m->step, (long long)m->seq, m->leaf, m->role);
+	if (m->where && *m->where)
+		strbuf_addf(tmp, " at %s", m->where);
+}
+
+static double lane_baseline(const struct plot *p, int lane)
+{
+	return p->g.lanes_top + (p->g.lanes - 1 - lane) * PLOT_LANE_H + 12;
+}
+
+static void draw_marks(const struct plot *p, struct strbuf *out, struct strbuf *tmp)
+{
+	/* leaders under the symbols, symbols over the lines, labels last */
+	for (size_t i = 0; i < p->nmarks; i++) {
+		const struct plot_mark *m = &p->marks[i];
+		if (!m->shown || !m->leads || m->lane < 0)
+			continue;
+		strbuf_addf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" stroke-width=\"1\" stroke-dasharray=\"3 2\"/>\n",
+			    m->px, lane_baseline(p, m->lane) + 3, m->px, m->py - 7,
+			    m->kind == MARK_DIVERGENCE ? PLOT_RED : PLOT_ORANGE);
+	}
+	for (size_t i = 0; i < p->nmarks; i++) {
+		const struct plot_mark *m = &p->marks[i];
+		if (!m->shown)
+			continue;
+		strbuf_addf(out, "<g class=\"mark\" data-kind=\"%s\" data-rank=\"%lld\" data-step=\"%lld\" data-seq=\"%lld\" data-x=\"%lld\" data-leaf=\"",
+			    m->kind == MARK_DIVERGENCE ? "divergence" : "nonfinite", (long long)m->rank, (long long)m->step,
+			    (long long)m->seq, (long long)m->x);
+		add_xml(out, m->leaf);
+		strbuf_addstr(out, "\">");
+		mark_tooltip(m, tmp);
+		tooltip(out, tmp->buf);
+		if (m->kind == MARK_DIVERGENCE)
+			diamond(out, m->px, m->py, 6, PLOT_RED);
+		else
+			triangle(out, m->px, m->py - 1, 6, PLOT_ORANGE);
+		if (m->leads && m->lane >= 0) {
+			strbuf_addstr(out, "\n");
+			text(out, m->label_x, lane_baseline(p, m->lane),
+			     m->kind == MARK_DIVERGENCE ? "class=\"label\" font-size=\"11\" font-family=\"" PLOT_MONO "\" fill=\"" PLOT_RED "\""
+							: "class=\"label\" font-size=\"11\" font-family=\"" PLOT_MONO "\" fill=\"" PLOT_ORANGE "\"",
+			     m->label);
+		}
+		strbuf_addstr(out, "</g>\n");
+	}
+}
+
+/* 1, 2 or 5 times a power of ten, so that about `want` ticks fit. */
+static int64_t nice_step(int64_t range, int want)
+{
+	int64_t step = 1;
+	if (want < 1)
+		want = 1;
+	for (;;) {
+		static const int f[] = { 1, 2, 5 };
+		for (int i = 0; i < 3; i++)
+			if (range / (step * f[i]) <= want)
+				return step * f[i];
+		if (step > INT64_MAX / 100)
+			return step;
+		step *= 10;
+	}
+}
+
+static void draw_x_axis(const struct plot *p, struct strbuf *out)
+{
+	const struct plot_geom *g = &p->g;
+	int64_t step = nice_step(p->xmax - p->xmin, (int)((g->right - g->left) / 80));
+	int64_t first = (p->xmin + step - 1) / step * step;
+	char buf[32];
+	for (int64_t x = first; x <= p->xmax; x += step) {
+		double px = plot_x_px(p, x);
+		strbuf_addf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"" AXIS "\"/>", px,
+			    g->area_bottom, px, g->area_bottom + 4);
+		snprintf(buf, sizeof(buf), "%lld", (long long)x);
+		text(out, px, g->ticks_y, "font-size=\"11\" text-anchor=\"middle\" fill=\"#333\"", buf);
+		if (x > INT64_MAX - step)
+			break;
+	}
+	text_fit(out, (g->left + g->right) / 2, g->xtitle_y, "font-size=\"11\" text-anchor=\"middle\" fill=\"#333\"",
+		 p->multi_step ? "execution order (seq; each step continues after the one before)" : "execution order (seq)",
+		 g->right - g->left, 11);
+}
+
+/* The module at depth d of a point's chain, or -1. */
+static int64_t module_at(const struct plot *p, const struct plot_point *pt, int d)
+{
+	const struct plot_chain *c = &p->chains[pt->chain];
+	return (uint32_t)d < c->depth ? (int64_t)c->modules[d] : -1;
+}
+
+static void draw_band(const struct plot *p, struct strbuf *out, struct strbuf *tmp, double y, double x0, double x1,
+		      int64_t module, size_t index)
+{
+	static const char *const fills[2] = { "#dbe4f0", "#ecf0f6" };
+	strbuf_addf(out, "<g class=\"module\"><rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%d\" fill=\"%s\" stroke=\"#fff\" stroke-width=\"0.5\"/>",
+		    x0, y, x1 - x0, PLOT_BAND_H - 2, fills[index % 2]);
+	tooltip(out, p->modules[module]);
+	plot_module_label(p->modules[module], tmp);
+	if (plot_text_width(tmp->buf, 10, false) + 6 > x1 - x0 && strchr(tmp->buf, ' '))
+		strbuf_setlen(tmp, (size_t)(strchr(tmp->buf, ' ') - tmp->buf)); /* "fc2 Linear", else "fc2" */
+	if (plot_text_width(tmp->buf, 10, false) + 6 <= x1 - x0)
+		text(out, x0 + 3, y + PLOT_BAND_H - 6, "font-size=\"10\" fill=\"#334\"", tmp->buf);
+	strbuf_addstr(out, "</g>\n");
+}
+
+/* Runs narrower than this merge into one gray "dense" band. */
+#define NARROW 3.0
+
+static void draw_dense(struct strbuf *out, double y, double x0, double x1, size_t n)
+{
+	strbuf_addf(out, "<g class=\"dense\"><rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%d\" fill=\"#d5d5d5\"/><title>%zu modules, too narrow to draw one by one: use --range</title></g>\n",
+		    x0, y, x1 - x0, PLOT_BAND_H - 2, n);
+}
+
+/* The module hierarchy of the first rank drawn, one row per depth. */
+static void draw_modules(const struct plot *p, struct strbuf *out, struct strbuf *tmp)
+{
+	const struct plot_geom *g = &p->g;
+	const struct plot_rank *r = &p->ranks[0];
+	double half = slot_w(p) / 2;
+	if (!g->band_rows)
+		return;
+	text(out, g->left - 6, g->bands_top + PLOT_BAND_H - 6, "font-size=\"9\" text-anchor=\"end\" fill=\"" MUTED "\"",
+	     "modules");
+	for (int d = 0; d < g->band_rows; d++) {
+		double y = g->bands_top + d * PLOT_BAND_H;
+		double dense_x0 = 0, dense_x1 = 0;
+		size_t dense_n = 0, index = 0;
+		for (size_t k = 0; k < r->n;) {
+			int64_t mod = module_at(p, &r->v[k], d);
+			size_t e = k;
+			double x0, x1;
+			while (e + 1 < r->n && module_at(p, &r->v[e + 1], d) == mod)
+				e++;
+			x0 = fmax(plot_x_px(p, r->v[k].x) - half, g->left);
+			x1 = fmin(plot_x_px(p, r->v[e].x) + half, g->right);
+			k = e + 1;
+			if (mod < 0 || x1 <= g->left || x0 >= g->right)
+				continue;
+			if (x1 - x0 < NARROW) {
+				if (dense_n && x0 - dense_x1 > NARROW) {
+					draw_dense(out, y, dense_x0, dense_x1, dense_n);
+					dense_n = 0;
+				}
+				if (!dense_n)
+					dense_x0 = x0;
+				dense_x1 = x1;
+				dense_n++;
+				continue;
+			}
+			if (dense_n) {
+				draw_dense(out, y, dense_x0, fmin(dense_x1, x0), dense_n);
+				dense_n = 0;
+			}
+			draw_band(p, out, tmp, y, x0, x1, mod, index++);
+		}
+		if (dense_n)
+			draw_dense(out, y, dense_x0, dense_x1, dense_n);
+	}
+}
+
+static void svg_body(const struct plot *p, struct strbuf *out)
+{
+	const struct plot_geom *g = &p->g;
+	struct strbuf tmp = STRBUF_INIT;
+
+	strbuf_addf(out, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" font-family=\"" PLOT_SANS "\">\n",
+		    g->width, g->height, g->width, g->height);
+	strbuf_addstr(out, "<title>");
+	strbuf_addstr(&tmp, "probe-plot: ");
+	strbuf_addstr(&tmp, p->o.source);
+	add_xml(out, tmp.buf);
+	strbuf_addstr(out, "</title>\n");
+	strbuf_addf(out, "<rect width=\"%d\" height=\"%d\" fill=\"#fff\"/>\n", g->width, g->height);
+	draw_header(p, out, &tmp);
+	draw_legend(p, out);
+	strbuf_addstr(out, "\n");
+	draw_backward(p, out);
+	draw_y_axis(p, out);
+	draw_steps(p, out);
+	if (g->nog_h > 0)
+		draw_column_runs(p, out, p->col_nog, g->nog_top + 2, g->nog_h - 4, "#999", "unmatched");
+	draw_column_runs(p, out, p->col_diff, g->rug_top + 1, g->rug_h - 2, PLOT_RED, "diverges");
+	if (!sparse(p))
+		draw_column_runs(p, out, p->col_zero, g->zero_top + g->zero_h / 2 - 2, 4, "#9aa5b1", "zero");
+	draw_data(p, out);
+	draw_marks(p, out, &tmp);
+	draw_x_axis(p, out);
+	draw_modules(p, out, &tmp);
+	strbuf_addstr(out, "</svg>\n");
+	strbuf_release(&tmp);
+}
+
+void plot_write_svg(const struct plot *p, struct strbuf *out)
+{
+	strbuf_addstr(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+	svg_body(p, out);
+}
+
+/* ---- HTML ----------------------------------------------------------------------- */
+
+static const char html_style[] =
+	"body{font-family:" PLOT_SANS ";margin:16px 24px;color:#222}\n"
+	"h1{font-size:18px}h2{font-size:15px;margin-top:24px}\n"
+	"table{border-collapse:collapse;font-size:12px}\n"
+	"th,td{border-bottom:1px solid #ddd;padding:3px 8px;text-align:left;vertical-align:top}\n"
+	"th{cursor:pointer;background:#f4f4f4;position:sticky;top:0}\n"
+	"th[aria-sort=ascending]::after{content:\" \\25B2\"}th[aria-sort=descending]::after{content:\" \\25BC\"}\n"
+	"td.num{text-align:right;font-variant-numeric:tabular-nums}\n"
+	"td.leaf,td.mono{font-family:" PLOT_MONO "}\n"
+	"td.reason{min-width:28em;max-width:48em;overflow-wrap:anywhere;color:#444}\n"
+	"svg{max-width:100%;height:auto}\n"
+	".diff{color:" PLOT_RED "}.note{color:#666}\n";
+
+/* Sorts the table by the clicked column: numbers by data-v, text as text. */
+static const char html_script[] =
+	"//<![CDATA[\n"
+	"(function () {\n"
+	"  var table = document.getElementById('leaves');\n"
+	"  if (!table) return;\n"
+	"  var heads = table.tHead.rows[0].cells;\n"
+	"  function key(row, i, num) {\n"
+	"    var c = row.cells[i];\n"
+	"    if (!num) return c.textContent;\n"
+	"    var v = parseFloat(c.getAttribute('data-v'));\n"
+	"    return isNaN(v) ? -Infinity : v;\n"
+	"  }\n"
+	"  Array.prototype.forEach.call(heads, function (th, i) {\n"
+	"    th.addEventListener('click', function () {\n"
+	"      var num = th.getAttribute('data-type') === 'num';\n"
+	"      var down = th.getAttribute('aria-sort') === 'ascending';\n"
+	"      var body = table.tBodies[0];\n"
+	"      var rows = Array.prototype.slice.call(body.rows);\n"
+	"      rows.sort(function (a, b) {\n"
+	"        var x = key(a, i, num), y = key(b, i, num);\n"
+	"        var d = x < y ? -1 : x > y ? 1 : 0;\n"
+	"        return down ? -d : d;\n"
+	"      });\n"
+	"      Array.prototype.forEach.call(heads, function (h) { h.removeAttribute('aria-sort'); });\n"
+	"      th.setAttribute('aria-sort', down ? 'descending' : 'ascending');\n"
+	"      rows.forEach(function (r) { body.appendChild(r); });\n"
+	"    });\n"
+	"  });\n"
+	"})();\n"
+	"//]]>\n";
+
+static void cell(struct strbuf *out, const char *cls, const char *s)
+{
+	strbuf_addf(out, "<td%s%s%s>", *cls ? " class=\"" : "", cls, *cls ? "\"" : "");
+	add_xml(out, s);
+	strbuf_addstr(out, "</td>");
+}
+
+static void num_cell(struct strbuf *out, double sort_value, const char *shown)
+{
+	strbuf_addstr(out, "<td class=\"num\" data-v=\"");
+	if (isnan(sort_value))
+		strbuf_addstr(out, "NaN");
+	else if (isinf(sort_value))
+		strbuf_addstr(out, sort_value < 0 ? "-1e309" : "1e309");
+	else
+		strbuf_addf(out, "%.17g", sort_value);
+	strbuf_addstr(out, "\">");
+	add_xml(out, shown);
+	strbuf_addstr(out, "</td>");
+}
+
+/* The innermost module of a chain, for the table. */
+static const char *innermost(const struct plot *p, uint32_t chain)
+{
+	const struct plot_chain *c = &p->chains[chain];
+	return c->depth ? p->modules[c->modules[c->depth - 1]] : "";
+}
+
+static void html_marks(const struct plot *p, struct strbuf *out, struct strbuf *tmp)
+{
+	strbuf_addstr(out, "<h2>Marks</h2>\n<ul id=\"marks\">\n");
+	if (!p->nmarks)
+		strbuf_addstr(out, "<li class=\"note\">No divergence and no non-finite value.</li>\n");
+	for (size_t i = 0; i < p->nmarks; i++) {
+		const struct plot_mark *m = &p->marks[i];
+		strbuf_addf(out, "<li class=\"%s\">", m->kind == MARK_DIVERGENCE ? "divergence" : "nonfinite");
+		mark_tooltip(m, tmp);
+		add_xml(out, tmp->buf);
+		if (!m->shown)
+			strbuf_addstr(out, " <span class=\"note\">(outside the range drawn)</span>");
+		strbuf_addstr(out, "</li>\n");
+	}
+	strbuf_addstr(out, "</ul>\n");
+}
+
+static void html_table(const struct plot *p, struct strbuf *out, struct strbuf *tmp)
+{
+	strbuf_addstr(out, "<h2>Leaves that are not the same</h2>\n<p class=\"note\">");
+	strbuf_addf(out, "%zu listed", p->nrows);
+	if (p->nrows >= p->o.table_rows)
+		strbuf_addf(out, " (the first %zu: see --table-rows)", p->o.table_rows);
+	strbuf_addstr(out, "; click a heading to sort.</p>\n");
+	strbuf_addstr(out, "<table id=\"leaves\"><thead><tr><th data-type=\"num\">rank</th><th data-type=\"num\">x</th>"
+			   "<th data-type=\"num\">seq</th><th>leaf</th><th>state</th><th>verdict</th>"
+			   "<th data-type=\"num\">");
+	add_xml(out, plot_metric_names[p->metric]);
+	strbuf_addstr(out, "</th><th>module</th><th>where</th><th>reason</th></tr></thead>\n<tbody>\n");
+	for (size_t i = 0; i < p->nrows; i++) {
+		const struct plot_row *r = &p->rows[i];
+		double v = r->ykind == Y_VALUE ? r->y : r->ykind == Y_ZERO ? 0 : r->ykind == Y_INF ? INFINITY : NAN;
+		strbuf_addf(out, "<tr%s>", !strcmp(r->verdict, "diff") ? " class=\"diff\"" : "");
+		strbuf_reset(tmp);
+		strbuf_addi(tmp, r->rank);
+		num_cell(out, (double)r->rank, tmp->buf);
+		strbuf_reset(tmp);
+		strbuf_addi(tmp, r->x);
+		num_cell(out, (double)r->x, tmp->buf);
+		strbuf_reset(tmp);
+		strbuf_addi(tmp, r->seq);
+		num_cell(out, (double)r->seq, tmp->buf);
+		cell(out, "leaf", r->leaf);
+		cell(out, "", r->state);
+		cell(out, "", r->verdict);
+		strbuf_reset(tmp);
+		if (r->ykind == Y_NONE)
+			strbuf_addstr(tmp, "");
+		else
+			add_number(tmp, r->ykind == Y_ZERO ? 0 : r->y);
+		num_cell(out, v, tmp->buf);
+		cell(out, "mono", innermost(p, r->chain));
+		cell(out, "mono", r->where ? r->where : "");
+		strbuf_reset(tmp);
+		strbuf_addstr(tmp, r->reason);
+		if (tmp->len > 300) {
+			/* cut on a character boundary */
+			size_t n = 297;
+			while (n && ((unsigned char)tmp->buf[n] & 0xc0) == 0x80)
+				n--;
+			strbuf_setlen(tmp, n);
+			strbuf_addstr(tmp, "...");
+		}
+		cell(out, "reason", tmp->buf);
+		strbuf_addstr(out, "</tr>\n");
+	}
+	strbuf_addstr(out, "</tbody></table>\n");
+}
+
+void plot_write_html(const struct plot *p, struct strbuf *out)
+{
+	struct strbuf tmp = STRBUF_INIT;
+	strbuf_addstr(out, "<!DOCTYPE html>\n<html xmlns=\"http://www.w3.org/1999/xhtml\" lang=\"en\">\n<head>\n"
+			   "<meta charset=\"utf-8\"/>\n<title>");
+	strbuf_addstr(&tmp, "probe-plot: ");
+	strbuf_addstr(&tmp, p->o.source);
+	add_xml(out, tmp.buf);
+	strbuf_addstr(out, "</title>\n<style>\n");
+	strbuf_addstr(out, html_style);
+	strbuf_addstr(out, "</style>\n</head>\n<body>\n<h1>");
+	add_xml(out, tmp.buf);
+	strbuf_addstr(out, "</h1>\n");
+	svg_body(p, out);
+	html_marks(p, out, &tmp);
+	html_table(p, out, &tmp);
+	strbuf_addstr(out, "<script>\n");
+	strbuf_addstr(out, html_script);
+	strbuf_addstr(out, "</script>\n</body>\n</html>\n");
+	strbuf_release(&tmp);
+}

@@ -1,0 +1,39 @@
+/*
+ * leafrec.h: the fields of one leaf record (probe-records(5)) read back.
+ *
+ * leafrec_parse() locates the fields of a record held in memory as spans
+ * of its JSON text (see recscan.h); nothing is copied or decoded until
+ * asked for.  A record must have "entry", "name" and "key" strings and
+ * "rank"/"step" integers or null; anything else is "not a leaf record".
+ */
+#ifndef PROBE_LEAFREC_H
+#define PROBE_LEAFREC_H
+
+#include "../json/recscan.h"
+
+enum leaf_field {
+	LF_RANK, LF_STEP, LF_SEQ, LF_ENTRY, LF_NAME, LF_KEY, LF_STATE, LF_TYPE, LF_DTYPE, LF_SHAPE,
+	LF_MAX, LF_MIN, LF_MEAN, LF_NORM, LF_REQUIRES_GRAD, LF_MD5, LF_VALUE, LF_ATTRS, LF_P2P,
+	LF_DATA_NAME, LF_DATA, LF_TASK, LF_DUMP, LF_MSPROBE_SKIPS, LF_STACK, LF_MODULES, LF_STACK_FROM,
+	LF_WHERE, LF_NFIELDS
+};
+
+extern const char *const leaf_field_names[LF_NFIELDS];
+
+struct leafrec {
+	const char *text;  /* the whole record */
+	size_t len;
+	struct span f[LF_NFIELDS];
+	int64_t rank, step, seq;  /* -1 when null or absent */
+	size_t error_at;          /* after a JSON syntax error: its byte in the record, from 1; else 0 */
+};
+
+/* 0, or -1 with the reason in *why (a static string) and r->error_at. */
+int leafrec_parse(struct leafrec *r, const char *text, size_t len, const char **why);
+/* The same for a record that starts at p inside a larger text; *after: just past it. */
+int leafrec_parse_at(struct leafrec *r, const char *p, const char *bound, const char **after, const char **why);
+
+/* Field i as a decoded string into out ("" when absent or not a string). */
+void leafrec_str(const struct leafrec *r, enum leaf_field i, struct strbuf *out);
+
+#endif

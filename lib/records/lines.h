@@ -1,0 +1,60 @@
+/*
+ * lines.h: newline-delimited records from a file, stdin or a gzip stream.
+ *
+ * line_reader_next() hands out one line at a time without its newline
+ * (and without a trailing CR).  Blank lines are skipped.  A last line
+ * without a newline is an error: an NDJSON producer that was cut short
+ * leaves exactly that.  A line whose record is {"error": ...} (what a
+ * probe tool writes when it fails, see probe-records(5)) is an error too,
+ * carrying the upstream message, so that a failure propagates along a
+ * pipeline instead of being taken for the end of the data.
+ *
+ * Length: a line may hold at most the limit of line_reader_limit() bytes
+ * (64 MiB unless PROBE_MAX_LINE says otherwise; its newline and a CR
+ * before it not counted).  A longer one is the error "NAME:LINE: a record
+ * longer than N bytes (PROBE_MAX_LINE raises the limit)", found once the
+ * limit is passed: the buffer never grows past the limit and two bytes,
+ * whatever the input (/dev/zero, a stream without a newline).
+ *
+ * Lifetimes: the line stays valid until the next call.  The reader owns
+ * its source.
+ */
+#ifndef PROBE_LINES_H
+#define PROBE_LINES_H
+
+#include "../core/source.h"
+#include "../core/strbuf.h"
+
+struct line_reader {
+	struct source *src;
+	char *buf;
+	size_t cap, start, end;
+	bool eof;
+	size_t max;        /* the longest line accepted, in bytes */
+	uint64_t lineno;   /* of the last line handed out, from 1 */
+	struct strbuf err; /* "NAME:LINE: what" after an error */
+};
+
+/*
+ * The longest record line the tools accept: LINE_MAX_DEFAULT, or the
+ * environment's PROBE_MAX_LINE (bytes, a whole number > 0 with an optional
+ * K, M or G suffix: KiB, MiB, GiB; empty is unset).  Returns 0, or -1 with
+ * "PROBE_MAX_LINE=VALUE: what is wrong" in err.
+ */
+#define LINE_MAX_DEFAULT ((size_t)64 << 20)
+int line_reader_limit(size_t *max, struct strbuf *err);
+
+/* path "-" is stdin.  Returns 0, or -1 with the reason in lr->err (also a PROBE_MAX_LINE that is not a size). */
+int line_reader_open(struct line_reader *lr, const char *path);
+/* 1: a line in *line and *len; 0: the end; -1: error (lr->err).  Otherwise than 1, *line is NULL and *len 0. */
+int line_reader_next(struct line_reader *lr, const char **line, size_t *len);
+void line_reader_close(struct line_reader *lr);
+
+/* Record an error about the current line: lr->err = "NAME:LINE: what". Returns -1. */
+int line_reader_fail(struct line_reader *lr, const char *fmt, ...) PRINTF_LIKE(2, 3);
+const char *line_reader_name(const struct line_reader *lr);
+
+/* The message of an {"error": "..."} record, decoded into msg; false for any other line. */
+bool record_is_error(const char *line, size_t len, struct strbuf *msg);
+
+#endif

@@ -1,0 +1,58 @@
+/*
+ * tensorw.h: writing tensors as torch.save and numpy.save do.
+ *
+ * For the dump generator and the tests: the files are what torch 1.13 and
+ * torch 2.x write for one tensor (and what numpy writes for one array), so
+ * that torch.load / numpy.load read them, and tensor.h reads them back.
+ *
+ * A tensor to write is a view into a storage: the storage's elements
+ * (this machine's byte order), and the view's offset, shape and strides
+ * in elements, so that non-contiguous views and views into larger
+ * storages can be written as torch saves them (the whole storage goes
+ * into the file).
+ */
+#ifndef PROBE_TENSORW_H
+#define PROBE_TENSORW_H
+
+#include "../tensors/dtype.h"
+#include "../core/strbuf.h"
+
+struct tensor_src {
+	enum dtype dtype;
+	const void *storage;     /* storage_numel elements */
+	int64_t storage_numel;
+	int64_t offset;          /* the view's first element in the storage */
+	int ndim;
+	const int64_t *shape;    /* ndim sizes (NULL when ndim is 0) */
+	const int64_t *stride;   /* ndim strides in elements; NULL: row-major contiguous */
+	bool requires_grad;
+};
+
+enum pt_layout {
+	PT_TORCH1, /* torch 1.13: <stem>/data.pkl, <stem>/data/0, <stem>/version ("3") */
+	PT_TORCH2, /* torch 2.x: also <stem>/byteorder ("little") and <stem>/.data/serialization_id */
+};
+
+struct pt_options {
+	enum pt_layout layout;
+	bool deflate;            /* store the storage entry deflated (torch stores; readers must cope) */
+	bool parameter;          /* pickle as torch.nn.Parameter (_rebuild_parameter) */
+};
+
+/*
+ * Write t to path as torch.save(tensor, path) does; the archive's stem is
+ * the file name without its extension, as torch names it.  0, or -1 with
+ * "PATH: what failed" in err.
+ */
+int tensor_write_pt(const char *path, const struct tensor_src *t, const struct pt_options *opt, struct strbuf *err);
+
+struct npy_options {
+	int version;             /* 1, 2 or 3 (numpy writes 1 unless the header needs more) */
+	bool fortran_order;      /* write the elements column-major, as np.save of an F-ordered array */
+	bool big_endian;         /* '>' descr and big-endian elements */
+};
+
+/* Write the view's elements (copied out in the requested order) as numpy.save does. */
+int tensor_write_npy(const char *path, const struct tensor_src *t, const struct npy_options *opt, struct strbuf *err);
+
+#endif
