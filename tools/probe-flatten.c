@@ -167,7 +167,7 @@ int main(int argc, char **argv)
 	}
 	progress_end();
 	output_close();
-	dump_list_release(&list);
+	layout_release(&list);
 	strbuf_release(&err);
 	return PROBE_OK;
 }

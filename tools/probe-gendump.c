@@ -69,7 +69,7 @@ static void parse_options(struct gen_config *cfg, int argc, char **argv)
 	const char *arg;
 	int c, first;
 
-	gen_config_init(cfg);
+	gendump_config_init(cfg);
 	while ((c = opt_next(&spec, argc, argv, &arg, &first)) != -1) {
 		switch (c) {
 		case OPT_MODE:
@@ -87,9 +87,9 @@ static void parse_options(struct gen_config *cfg, int argc, char **argv)
 			cfg->dtype = dtypes[opt_choice(&spec, c, arg)];
 			break;
 		case OPT_FAULT:
-			if (gen_fault_parse(arg) < 0)
+			if (gendump_fault_parse(arg) < 0)
 				opt_usage_error(&spec, "unknown --fault kind: %s", arg);
-			cfg->fault = (enum gen_fault)gen_fault_parse(arg);
+			cfg->fault = (enum gen_fault)gendump_fault_parse(arg);
 			break;
 		case OPT_FAULT_RANK:
 			cfg->fault_rank = (int)opt_number(&spec, "--fault-rank", arg, 0, GEN_MAX_RANKS - 1);
@@ -141,6 +141,6 @@ int main(int argc, char **argv)
 
 	msg_set_progname(argv[0]);
 	parse_options(&cfg, argc, argv);
-	gen_write(&cfg);
+	gendump_write(&cfg);
 	return PROBE_OK;
 }

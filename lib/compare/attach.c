@@ -179,7 +179,7 @@ static int attachments(struct attacher *a, const char *dump, const char *entry, 
 {
 	struct sources *src;
 	struct strbuf fwd = STRBUF_INIT;
-	bool has_fwd = forward_entry(entry, &fwd);
+	bool has_fwd = naming_forward_entry(entry, &fwd);
 	if (sources_of(a, dump, &src, err) < 0) {
 		strbuf_release(&fwd);
 		return -1;
@@ -305,7 +305,7 @@ int attach_record_text(struct attacher *a, const char *line, size_t len, struct 
 	}
 	if (src->stacks) {
 		s = stack_map_get(src->stacks, a->name.buf, a->name.len);
-		if (!s && forward_entry(a->name.buf, &extra))
+		if (!s && naming_forward_entry(a->name.buf, &extra))
 			s = stack_map_get(src->stacks, extra.buf, extra.len);
 	}
 	/* a line for people: the names and frames with their control characters made visible (textesc.h) */

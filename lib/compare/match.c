@@ -164,7 +164,7 @@ void matcher_free(struct matcher *m)
 	strbuf_release(&m->load.scratch);
 	strbuf_release(&m->load.scratch2);
 	strmap_release(&m->load.dtypes);
-	dump_list_release(&m->load.list);
+	layout_release(&m->load.list);
 	alike_free(m->alike);
 	free(m->load.batch);
 	free(m->hits);
@@ -198,7 +198,7 @@ static bool all_digits(const char *s, size_t n)
 	return true;
 }
 
-void fuzzy_name(struct strbuf *out, const char *name)
+void matcher_fuzzy_name(struct strbuf *out, const char *name)
 {
 	static const char *const words[] = { "forward", "backward", "parameters_grad" };
 	size_t n = strlen(name);
@@ -248,7 +248,7 @@ static void replace_first(struct strbuf *out, const char *s, const char *old, si
 	strbuf_addstr(out, p + oldn);
 }
 
-void cell_mapped_name(struct strbuf *out, const char *name, const struct yamlmap *map)
+void matcher_mapped_name(struct strbuf *out, const char *name, const struct yamlmap *map)
 {
 	struct strbuf a = STRBUF_INIT, b = STRBUF_INIT, cell = STRBUF_INIT;
 	bool pg = false;
@@ -307,7 +307,7 @@ done:
 static void fuzzy_key(struct strbuf *out, const char *name, struct strmap *occ)
 {
 	struct strmap_slot *s;
-	fuzzy_name(out, name);
+	matcher_fuzzy_name(out, name);
 	s = strmap_put(occ, out->buf, out->len, NULL);
 	strbuf_addch(out, '\x1f');
 	strbuf_addu(out, s->value.u++);
@@ -640,7 +640,7 @@ static int add_golden(struct matcher *m, const char *text, size_t len, const str
 		g->mkey_len = (uint32_t)l->scratch.len;
 	}
 	g->hash = key_hash(g->mkey, g->mkey_len, l->group);
-	ms_dtype_cell(rp, &l->scratch);
+	mscell_dtype(rp, &l->scratch);
 	g->dtype = intern_dtype(m, &l->scratch);
 	if (++l->nbatch == GOLDEN_BATCH)
 		return publish(m, err);
@@ -1060,7 +1060,7 @@ static void target_key(struct matcher *m, const struct leafrec *r, struct strbuf
 	}
 	if (m->opts.cell_mapping) {
 		leafrec_str(r, LF_NAME, name);
-		cell_mapped_name(k, name->buf, m->opts.cell_map);
+		matcher_mapped_name(k, name->buf, m->opts.cell_map);
 	} else if (m->opts.data_mapping) {
 		const char *mapped;
 		leafrec_str(r, LF_NAME, name);
@@ -1192,7 +1192,7 @@ int matcher_add_target(struct matcher *m, const char *line, size_t len, struct s
 		m->stats.pairs++;
 		alike_target(m->alike, &r, false, NULL, false, err);
 	} else if (gate) {
-		ms_dtype_cell(&r, &m->scratch2);
+		mscell_dtype(&r, &m->scratch2);
 	}
 	for (ssize_t i = 0; i < hits; i++) {
 		const struct gleaf *g = &m->hits[i].leaf;

@@ -100,8 +100,8 @@ void matcher_explain(const struct matcher *m, struct strbuf *out);
 const struct match_stats *matcher_stats(const struct matcher *m);
 
 /* msprobe -fm's renaming, done as intended: the row name without its call index. */
-void fuzzy_name(struct strbuf *out, const char *name);
+void matcher_fuzzy_name(struct strbuf *out, const char *name);
 /* msprobe -cm's target key for a row name ("N/A" when it has no forward/backward/parameters_grad). */
-void cell_mapped_name(struct strbuf *out, const char *name, const struct yamlmap *map);
+void matcher_mapped_name(struct strbuf *out, const char *name, const struct yamlmap *map);
 
 #endif

@@ -6,6 +6,7 @@
 #include "../records/leafrec.h"
 #include "../records/pair.h"
 #include "../core/partial.h"
+#include "../msprobe/mscsv.h"
 #include "../msprobe/pyfmt.h"
 #include "../json/recscan.h"
 #include "../dumps/stack.h"
@@ -327,7 +328,7 @@ static bool span_special(struct metric_stream *m, const struct span *v)
 			return false;
 	}
 	strbuf_reset(&m->check_text);
-	return span_string(v, &m->check_text) == 0 && ms_special(m->check_text.buf, m->check_text.len);
+	return span_string(v, &m->check_text) == 0 && mscsv_special(m->check_text.buf, m->check_text.len);
 }
 
 /*
@@ -354,7 +355,7 @@ static const char *entry_stack(struct metric_stream *m, struct item *it, struct 
 				*special = span_special(m, &f);
 		if (!v)
 			return NULL;
-		py_repr(&sb, v);
+		pyval_repr(&sb, v);
 		res = arena_memdupz(a, sb.buf, sb.len);
 		strbuf_release(&sb);
 		return res;
@@ -408,7 +409,7 @@ static int decide_mode(struct metric_stream *m, const struct item *it, struct st
 	bool md5[2] = { false, false }, tensor[2] = { false, false };
 	enum ms_mode mode;
 	for (int i = 0; i < 2; i++) {
-		if (!sides[i] || ms_kind_of(sides[i]) != MS_TENSOR)
+		if (!sides[i] || mscell_kind_of(sides[i]) != MS_TENSOR)
 			continue;
 		tensor[i] = true;
 		md5[i] = sides[i]->f[LF_MD5].kind == SPAN_STRING;
@@ -570,7 +571,7 @@ static bool wants_tensors(const struct metric_stream *m, const struct item *it)
 {
 	if (m->opts.force_mode && m->opts.mode != MS_MODE_TENSOR)
 		return false;
-	return it->p.has_t && span_str_eq(&it->p.t.f[LF_TASK], "tensor", 6) && ms_kind_of(&it->p.t) == MS_TENSOR &&
+	return it->p.has_t && span_str_eq(&it->p.t.f[LF_TASK], "tensor", 6) && mscell_kind_of(&it->p.t) == MS_TENSOR &&
 	       (!it->p.has_g || alike_compares_elements(&it->p.t, &it->p.g));
 }
 
@@ -583,8 +584,8 @@ static int prepare_item(const struct metric_stream *m, struct item *it, struct a
 	strbuf_init(&it->v.reason, 0);
 	it->in_table = it->p.has_t && it->p.t.f[LF_MSPROBE_SKIPS].kind != SPAN_TRUE;
 	if (it->in_table) {
-		if (msleaf_from_record(&it->row.t, &it->p.t, a, &why) < 0 ||
-		    (it->p.has_g && msleaf_from_record(&it->row.g, &it->p.g, a, &why) < 0)) {
+		if (mscell_from_record(&it->row.t, &it->p.t, a, &why) < 0 ||
+		    (it->p.has_g && mscell_from_record(&it->row.g, &it->p.g, a, &why) < 0)) {
 			strbuf_addf(err, "a leaf of this pair: %s", why);
 			return -1;
 		}
@@ -748,8 +749,8 @@ static void emit_ndjson(struct metric_stream *m, const struct item *it, struct s
 /* ---- msprobe's refusals ------------------------------------------------------ */
 
 /*
- * msprobe guards its CSV against formula injection (mstable.h: ms_special,
- * ms_cell_refused), and where it would write no table, none is written here
+ * msprobe guards its CSV against formula injection (mscsv.h: mscsv_special,
+ * mscsv_refused), and where it would write no table, none is written here
  * either, with its message.  Its order decides which message: while it
  * parses, the target ("NPU") dump entry by entry (the API name, then the
  * strings of input_args, input_kwargs and output, then the entry's stack
@@ -910,12 +911,12 @@ static bool emit_csv_header(struct metric_stream *m, struct strbuf *out)
 	size_t n, start = out->len;
 	const char *const *h = ms_header(&m->table, &n);
 	for (size_t i = 0; i < n; i++) {
-		if (ms_cell_refused(h[i])) {
+		if (mscsv_refused(h[i])) {
 			strbuf_setlen(out, start);
 			refuse_cell(m, h[i], NULL);
 			return false;
 		}
-		csv_add_cell(out, h[i], i == 0);
+		mscsv_add_cell(out, h[i], i == 0);
 	}
 	strbuf_addch(out, '\n');
 	m->header_done = true;
@@ -943,7 +944,7 @@ static bool emit_csv_row(struct metric_stream *m, const struct item *it, struct 
 			strbuf_addstr(out, it->row.stack_csv);
 			continue;
 		}
-		csv_add_cell(out, cell, i == 0);
+		mscsv_add_cell(out, cell, i == 0);
 		if (formula_first[(unsigned char)cell[0]] && !all)
 			suspect[nsuspect++] = i;
 	}
@@ -954,7 +955,7 @@ static bool emit_csv_row(struct metric_stream *m, const struct item *it, struct 
 			suspect[i < ARRAY_SIZE(suspect) ? i : 0] = i;
 	for (size_t k = 0; k < (all ? n : nsuspect) && !refused; k++) {
 		size_t i = all ? k : suspect[k];
-		if (i != m->list_cols[0] && i != m->list_cols[1] && ms_cell_refused(it->row.cells[i]))
+		if (i != m->list_cols[0] && i != m->list_cols[1] && mscsv_refused(it->row.cells[i]))
 			refused = it->row.cells[i];
 	}
 	if (refused) {

@@ -124,7 +124,7 @@ static bool sniff_gzip(struct source *src)
 	return src->peek_len == 2 && src->peek[0] == 0x1f && src->peek[1] == 0x8b;
 }
 
-const char *file_kind_name(mode_t mode)
+const char *source_kind_name(mode_t mode)
 {
 	if (S_ISREG(mode))
 		return "a regular file";
@@ -165,7 +165,7 @@ struct source *source_open(const char *path, struct strbuf *err)
 	return source_from_fd(path, fd, is_stdin, err);
 }
 
-int open_regular_fd(int dirfd, const char *rel, int oflags, struct stat *st, bool *not_regular)
+int source_open_regular_fd(int dirfd, const char *rel, int oflags, struct stat *st, bool *not_regular)
 {
 	int fd, e;
 	*not_regular = false;
@@ -196,10 +196,10 @@ struct source *source_open_regular(const char *path, struct strbuf *err)
 {
 	struct stat st;
 	bool not_regular;
-	int fd = open_regular_fd(AT_FDCWD, path, 0, &st, &not_regular);
+	int fd = source_open_regular_fd(AT_FDCWD, path, 0, &st, &not_regular);
 	if (fd < 0 && not_regular)
 		strbuf_addf(err, "%s: %s, not a regular file: refused (reading it could wait for ever)", path,
-			    file_kind_name(st.st_mode));
+			    source_kind_name(st.st_mode));
 	else if (fd < 0)
 		strbuf_addf(err, "%s: cannot open: %s", path, strerror(errno));
 	return fd < 0 ? NULL : source_from_fd(path, fd, false, err);

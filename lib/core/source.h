@@ -42,9 +42,9 @@ struct source *source_open_regular(const char *path, struct strbuf *err);
  * open flags (O_NOFOLLOW).  -1 with errno, and *not_regular true when the
  * file is there but not a regular one (*st says what it is).
  */
-int open_regular_fd(int dirfd, const char *rel, int oflags, struct stat *st, bool *not_regular);
+int source_open_regular_fd(int dirfd, const char *rel, int oflags, struct stat *st, bool *not_regular);
 /* What kind of file the mode is, for messages: "a FIFO", "a directory", "a character device", ... */
-const char *file_kind_name(mode_t mode);
+const char *source_kind_name(mode_t mode);
 /* Whether the source reads a regular file, which a second source_open() can read again from its start. */
 bool source_is_regular(const struct source *src);
 /* A source over a memory block (not copied: it must outlive the source). */

@@ -6,7 +6,7 @@
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
-const char *leaf_state_name(enum leaf_state s)
+const char *dump_leaf_state_name(enum leaf_state s)
 {
 	switch (s) {
 	case STATE_INPUT: return "input";
@@ -354,7 +354,7 @@ static int emit_rows(struct reading *rd, const struct entry_name *en, uint64_t o
 			int stop;
 			if (state_rank(r->state) != pass)
 				continue;
-			compare_key(&rd->key, rd->entry, en, r->name, order, !d->debug_file);
+			naming_compare_key(&rd->key, rd->entry, en, r->name, order, !d->debug_file);
 			leaf = (struct leaf){
 				.entry = rd->entry,
 				.name = r->name,
@@ -412,7 +412,7 @@ static int read_entry(struct reading *rd, const struct json_token *key)
 	rd->entry = arena_memdupz(&rd->arena, key->text, key->len);
 	if (json_reader_next(&rd->json, &tok) == JSON_ERROR)
 		return json_failed(rd);
-	entry_name_parse(rd->entry, strlen(rd->entry), &en);
+	naming_parse_entry(rd->entry, strlen(rd->entry), &en);
 	/* a single-point save may be any value; API and module entries are objects */
 	if (tok.type != JSON_OBJECT_BEGIN && en.layout != LAYOUT_DEBUG)
 		return fail_at(rd, key->line, key->col, "entry \"%s\" is %s, expected an object",
@@ -431,7 +431,7 @@ static int read_entry(struct reading *rd, const struct json_token *key)
 			       "msprobe would keep this one at the first one's place)",
 			       rd->entry);
 
-	order = backward_counter_next(&rd->counter, rd->entry, &en);
+	order = naming_backward_next(&rd->counter, rd->entry, &en);
 	if (!rd->d->debug_file && (en.dir == DIR_NONE || !en.base_len)) {
 		if (!rd->d->skipped_entries++) {
 			rd->first_skip = xstrdup(rd->entry);
@@ -687,7 +687,7 @@ int dump_read(struct dump_reader *d, dump_leaf_fn fn, void *ctx)
 	json_reader_release(&rd.json);
 	source_close(rd.src);
 	arena_release(&rd.arena);
-	backward_counter_release(&rd.counter);
+	naming_backward_release(&rd.counter);
 	free(rd.names.slots);
 	strbuf_release(&rd.path);
 	strbuf_release(&rd.key);

@@ -53,7 +53,7 @@ enum leaf_state {
 	STATE_DEBUG,
 };
 
-const char *leaf_state_name(enum leaf_state s);
+const char *dump_leaf_state_name(enum leaf_state s);
 
 struct leaf {
 	const char *entry;         /* "Functional.conv2d.0.forward" */

@@ -244,7 +244,7 @@ static enum holds holds_of(const char *path)
 		if (!layout_discover(path, &list, &err) && list.nr)
 			h = HOLDS_DUMP;
 		msg_set_quiet(quiet);
-		dump_list_release(&list);
+		layout_release(&list);
 		strbuf_release(&err);
 		return h;
 	}

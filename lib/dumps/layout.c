@@ -361,7 +361,7 @@ int layout_discover(const char *operand, struct dump_list *list, struct strbuf *
 	return -1;
 }
 
-void dump_list_release(struct dump_list *list)
+void layout_release(struct dump_list *list)
 {
 	for (size_t i = 0; i < list->nr; i++)
 		free(list->v[i].path);

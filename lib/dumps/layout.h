@@ -48,7 +48,7 @@ struct dump_list {
  * reason in `err` ("OPERAND: what is wrong").
  */
 int layout_discover(const char *operand, struct dump_list *list, struct strbuf *err);
-void dump_list_release(struct dump_list *list);
+void layout_release(struct dump_list *list);
 
 /* Parse "<prefix><digits>" (no sign, no leading zeros unless "0"); -1 if it is not. */
 int64_t layout_parse_numbered(const char *name, const char *prefix);

@@ -253,7 +253,7 @@ void record_add_leaf(struct strbuf *out, struct record_source *src, const struct
 	mark(mk, LF_ENTRY, at, out);
 	add_str_field(out, ",\"name\":", 8, leaf->name, mk, LF_NAME);
 	add_str_field(out, ",\"key\":", 7, leaf->key, mk, LF_KEY);
-	add_str_field(out, ",\"state\":", 9, leaf_state_name(leaf->state), mk, LF_STATE);
+	add_str_field(out, ",\"state\":", 9, dump_leaf_state_name(leaf->state), mk, LF_STATE);
 	if (leaf->obj) {
 		add_members(out, leaf->obj, mk);
 	} else {
@@ -300,11 +300,4 @@ void record_add_dump_file(struct strbuf *out, const struct dump_file *df, int64_
 	strbuf_add(out, ",\"step\":", 8);
 	add_int_or_null(out, step);
 	strbuf_addstr(out, df->csv ? ",\"kind\":\"csv\"}\n" : df->debug ? ",\"kind\":\"debug\"}\n" : ",\"kind\":\"dump\"}\n");
-}
-
-void record_add_error(struct strbuf *out, const char *message)
-{
-	strbuf_add(out, "{\"error\":", 9);
-	jsonw_str(out, message);
-	strbuf_add(out, "}\n", 2);
 }

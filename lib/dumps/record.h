@@ -57,7 +57,4 @@ void record_add_leaf(struct strbuf *out, struct record_source *src, const struct
 struct dump_file;
 void record_add_dump_file(struct strbuf *out, const struct dump_file *df, int64_t rank, int64_t step);
 
-/* Append {"error": message} with its newline: the mark of an incomplete stream. */
-void record_add_error(struct strbuf *out, const char *message);
-
 #endif

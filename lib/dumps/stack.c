@@ -1,5 +1,5 @@
 #include "stack.h"
-#include "../msprobe/mstable.h"
+#include "../msprobe/mscsv.h"
 #include "../json/json.h"
 #include "../json/jsonw.h"
 #include "../json/jtree.h"
@@ -26,7 +26,7 @@ static struct stack *make_stack(struct stack_map *m, const struct jnode *frames)
 	s->frames = arena_alloc(&m->arena, (s->n ? s->n : 1) * sizeof(*s->frames));
 	for (const struct jnode *c = frames->child; c; c = c->next) {
 		s->frames[i++] = arena_memdupz(&m->arena, c->text, c->len);
-		s->special = s->special || ms_special(c->text, c->len);
+		s->special = s->special || mscsv_special(c->text, c->len);
 	}
 	m->nstacks++;
 	return s;
@@ -127,7 +127,7 @@ const char *stack_repr(const struct stack_map *m, const struct stack *cs, size_t
 		for (size_t i = 0; i < s->n; i++) {
 			if (i)
 				strbuf_addstr(&sb, ", ");
-			py_repr_string(&sb, s->frames[i], strlen(s->frames[i]));
+			pyval_repr_string(&sb, s->frames[i], strlen(s->frames[i]));
 		}
 		strbuf_addch(&sb, ']');
 		s->repr = arena_memdupz((struct arena *)&m->arena, sb.buf, sb.len);
@@ -164,7 +164,7 @@ const char *stack_csv(const struct stack_map *m, const struct stack *cs, size_t 
 	if (!s->csv) {
 		struct strbuf sb = STRBUF_INIT;
 		size_t rlen;
-		csv_add_cell(&sb, stack_repr(m, s, &rlen), true);
+		mscsv_add_cell(&sb, stack_repr(m, s, &rlen), true);
 		s->csv = arena_memdupz((struct arena *)&m->arena, sb.buf, sb.len);
 		s->csv_len = sb.len;
 		strbuf_release(&sb);

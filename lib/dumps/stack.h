@@ -28,7 +28,7 @@ struct stack {
 	size_t json_len;
 	const char *csv;       /* the repr as a CSV cell, quoted, made on first use (stack_csv()) */
 	size_t csv_len;
-	bool special;          /* a frame msprobe refuses while parsing (mstable.h: ms_special) */
+	bool special;          /* a frame msprobe refuses while parsing (mscsv.h: mscsv_special) */
 };
 
 struct stack_map {

@@ -50,10 +50,10 @@ static struct pyval *clean_stat(struct pyval *v, struct arena *a)
 {
 	if (v->kind == PY_NONE)
 		return make_str(a, "None", 4);
-	if (v->kind == PY_INT || v->kind == PY_BOOL || (v->kind == PY_FLOAT && !py_is_nan(v)))
+	if (v->kind == PY_INT || v->kind == PY_BOOL || (v->kind == PY_FLOAT && !pyval_is_nan(v)))
 		return v; /* str() of these is never "nan" */
 	strbuf_reset(&scratch);
-	py_str(&scratch, v);
+	pyval_str(&scratch, v);
 	if (scratch.len == 3 && (scratch.buf[0] | 32) == 'n' && (scratch.buf[1] | 32) == 'a' &&
 	    (scratch.buf[2] | 32) == 'n')
 		return make_str(a, "Nan", 3);
@@ -121,7 +121,7 @@ static bool name_ends_in_src_or_dst(const struct leafrec *r)
 	return false;
 }
 
-enum ms_kind ms_kind_of(const struct leafrec *r)
+enum ms_kind mscell_kind_of(const struct leafrec *r)
 {
 	if (r->f[LF_TYPE].kind != SPAN_STRING)
 		return MS_NULL;
@@ -165,10 +165,10 @@ static const char *value_type_name(const struct leafrec *r)
 	return "NoneType";
 }
 
-void ms_dtype_cell(const struct leafrec *r, struct strbuf *out)
+void mscell_dtype(const struct leafrec *r, struct strbuf *out)
 {
 	strbuf_reset(out);
-	switch (ms_kind_of(r)) {
+	switch (mscell_kind_of(r)) {
 	case MS_NULL:
 		strbuf_addstr(out, "None");
 		return;
@@ -214,7 +214,7 @@ static bool plain_shape(const struct span *s, struct strbuf *out)
 	return true;
 }
 
-int msleaf_from_record(struct msleaf *m, const struct leafrec *r, struct arena *a, const char **why)
+int mscell_from_record(struct msleaf *m, const struct leafrec *r, struct arena *a, const char **why)
 {
 	struct strbuf sb = STRBUF_INIT;
 	struct pyval *value;
@@ -227,8 +227,8 @@ int msleaf_from_record(struct msleaf *m, const struct leafrec *r, struct arena *
 	m->state = span_text(&r->f[LF_STATE], a);
 	m->data_name = is_truthy_str(&r->f[LF_DATA_NAME]) ? span_text(&r->f[LF_DATA_NAME], a) : "-1";
 
-	enum ms_kind kind = ms_kind_of(r);
-	ms_dtype_cell(r, &sb);
+	enum ms_kind kind = mscell_kind_of(r);
+	mscell_dtype(r, &sb);
 	m->dtype = arena_str(a, &sb);
 	strbuf_reset(&sb);
 	if (kind == MS_NULL) {
@@ -260,7 +260,7 @@ int msleaf_from_record(struct msleaf *m, const struct leafrec *r, struct arena *
 	else if (r->f[LF_REQUIRES_GRAD].kind != SPAN_NONE && r->f[LF_REQUIRES_GRAD].kind != SPAN_NULL) {
 		struct pyval *rg = field_value(r, LF_REQUIRES_GRAD, 0, a);
 		if (rg)
-			py_str(&sb, rg);
+			pyval_str(&sb, rg);
 		m->req_grad = arena_str(a, &sb);
 		strbuf_reset(&sb);
 	}
@@ -280,13 +280,13 @@ int msleaf_from_record(struct msleaf *m, const struct leafrec *r, struct arena *
 				*why = "\"shape\" is not valid JSON";
 				return -1;
 			}
-			py_str(&sb, shape);
+			pyval_str(&sb, shape);
 			m->shape = arena_str(a, &sb);
 			strbuf_reset(&sb);
 		}
 		break;
 	case MS_SIZE:
-		py_str(&sb, value);
+		pyval_str(&sb, value);
 		m->shape = arena_str(a, &sb);
 		strbuf_reset(&sb);
 		break;
@@ -302,7 +302,7 @@ int msleaf_from_record(struct msleaf *m, const struct leafrec *r, struct arena *
 		break;
 	case MS_SRCDST:
 		m->shape = "[]";
-		py_str(&sb, value);
+		pyval_str(&sb, value);
 		for (int i = 0; i < 4; i++)
 			m->stat[i] = make_str(a, sb.buf, sb.len);
 		m->md5 = arena_str(a, &sb);
@@ -318,7 +318,7 @@ int msleaf_from_record(struct msleaf *m, const struct leafrec *r, struct arena *
 		}
 		m->shape = "[]";
 		if (ranks)
-			py_str(&sb, ranks);
+			pyval_str(&sb, ranks);
 		else
 			strbuf_addstr(&sb, "None");
 		for (int i = 0; i < 4; i++)
@@ -337,7 +337,7 @@ int msleaf_from_record(struct msleaf *m, const struct leafrec *r, struct arena *
 	if (!m->md5) {
 		/* no md5 of its own: CRC-32 of str(value), of '' when there is no value at all */
 		if (has_value)
-			py_str(&sb, value);
+			pyval_str(&sb, value);
 		m->md5 = crc_of_text(sb.buf, sb.len, a);
 		strbuf_reset(&sb);
 	}

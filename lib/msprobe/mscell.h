@@ -37,7 +37,7 @@ struct msleaf {
 void mscell_release_thread(void);
 
 /* 0, or -1 with *why when a field cannot be read (an invalid string or number). */
-int msleaf_from_record(struct msleaf *m, const struct leafrec *r, struct arena *a, const char **why);
+int mscell_from_record(struct msleaf *m, const struct leafrec *r, struct arena *a, const char **why);
 
 /* The kinds of leaf msprobe tells apart (gen_op_item's special cases). */
 enum ms_kind {
@@ -51,9 +51,9 @@ enum ms_kind {
 	MS_SCALAR,   /* anything else: int, float, bool, str, dtype, device, ... */
 };
 
-enum ms_kind ms_kind_of(const struct leafrec *r);
+enum ms_kind mscell_kind_of(const struct leafrec *r);
 
-/* The dtype cell alone (cheaper than msleaf_from_record; the matcher's dtype gate needs it). */
-void ms_dtype_cell(const struct leafrec *r, struct strbuf *out);
+/* The dtype cell alone (cheaper than mscell_from_record; the matcher's dtype gate needs it). */
+void mscell_dtype(const struct leafrec *r, struct strbuf *out);
 
 #endif

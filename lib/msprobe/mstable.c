@@ -1,6 +1,5 @@
 #include "mstable.h"
 
-#include <csv.h>
 #include <pthread.h>
 
 #include <ctype.h>
@@ -183,7 +182,7 @@ static const struct pyval *typed_stat(const struct ms_table *t, const struct ms_
 	}
 	if (!to_float)
 		return v;
-	py_set_float(tmp, py_float(v));
+	pyval_set_float(tmp, pyval_float(v));
 	return tmp;
 }
 
@@ -207,12 +206,12 @@ void ms_release_thread(void)
 
 static const char *stat_cell(const struct pyval *v, struct arena *a)
 {
-	if (py_is_inf(v, 0))
-		return py_is_inf(v, 1) ? " inf" : " -inf";
+	if (pyval_is_inf(v, 0))
+		return pyval_is_inf(v, 1) ? " inf" : " -inf";
 	if ((v->kind == PY_STR || v->kind == PY_INT || (v->kind == PY_FLOAT && v->canonical)) && v->text)
 		return v->text; /* already its own str() */
 	strbuf_reset(&scratch[0]);
-	py_str(&scratch[0], v);
+	pyval_str(&scratch[0], v);
 	return arena_text(a, &scratch[0]);
 }
 
@@ -346,11 +345,11 @@ static bool pandas_to_numeric(const char *s, size_t n, double *out)
 
 static enum vclass classify(const struct pyval *v, const char *text, size_t n, double *num)
 {
-	if (py_is_nan(v) || lower_is(text, n, "nan"))
+	if (pyval_is_nan(v) || lower_is(text, n, "nan"))
 		return V_NAN;
-	if (py_is_inf(v, 1) || lower_is(text, n, "inf"))
+	if (pyval_is_inf(v, 1) || lower_is(text, n, "inf"))
 		return V_INF;
-	if (py_is_inf(v, -1) || lower_is(text, n, "-inf"))
+	if (pyval_is_inf(v, -1) || lower_is(text, n, "-inf"))
 		return V_NEG_INF;
 	/* the diff is taken on pandas.to_numeric(str(cell)), whatever the cell held */
 	if ((v->kind == PY_INT || v->kind == PY_FLOAT || v->kind == PY_STR) && pandas_to_numeric(text, n, num))
@@ -403,8 +402,8 @@ static void stat_diff(const struct ms_table *t, const struct ms_row *r, int i, s
 	strbuf_reset(ns);
 	strbuf_reset(bs);
 	strbuf_reset(out);
-	py_str(ns, nv);
-	py_str(bs, bv);
+	pyval_str(ns, nv);
+	pyval_str(bs, bv);
 	if (ns->len == bs->len && !memcmp(ns->buf, bs->buf, ns->len)) {
 		*diff = *rel = "0";
 		return;
@@ -493,7 +492,7 @@ static bool checked(const struct ms_row *r, enum ignore ig)
 static bool inf_or_nan(const struct pyval *v)
 {
 	if (v->kind == PY_FLOAT)
-		return py_is_nan(v) || py_is_inf(v, 0);
+		return pyval_is_nan(v) || pyval_is_inf(v, 0);
 	if (v->kind == PY_STR) {
 		const char *s = v->text;
 		size_t n = v->len;
@@ -607,7 +606,7 @@ static void check_parameters(const struct ms_table *t, struct ms_row **rows, siz
 			continue;
 		if (strcmp(r->t.shape, "[]") || !strstr(r->t.dtype, "class") || !strstr(r->g.dtype, "class"))
 			continue; /* the cheapest test first: most rows are tensors with a shape */
-		if (!py_eq(typed_stat(t, r, 0, &a), typed_stat(t, r, 4, &b)))
+		if (!pyval_eq(typed_stat(t, r, 0, &a), typed_stat(t, r, 4, &b)))
 			raise_row(r, MS_ERROR, MSG_PARAMS);
 	}
 }
@@ -786,10 +785,10 @@ static const char *data_name_cell(const struct ms_row *r, struct arena *a)
 	struct strbuf sb = STRBUF_INIT;
 	const char *res;
 	strbuf_addch(&sb, '[');
-	py_repr_string(&sb, r->t.data_name, strlen(r->t.data_name));
+	pyval_repr_string(&sb, r->t.data_name, strlen(r->t.data_name));
 	strbuf_addstr(&sb, ", ");
 	if (r->matched)
-		py_repr_string(&sb, r->g.data_name, strlen(r->g.data_name));
+		pyval_repr_string(&sb, r->g.data_name, strlen(r->g.data_name));
 	else
 		strbuf_addstr(&sb, "'N/A'");
 	strbuf_addch(&sb, ']');
@@ -848,231 +847,5 @@ void ms_judge_group(const struct ms_table *t, struct ms_row **rows, size_t n, st
 		r->cells[res_col] = level_name(r->result);
 		r->cells[res_col + 1] = r->err_message;
 		strbuf_release(&sb);
-	}
-}
-
-/* A cell quoted as the csv module does it: within quotes, each quote doubled (libcsv). */
-static void csv_add_quoted(struct strbuf *out, const char *cell)
-{
-	size_t n = strlen(cell);
-	if (!memchr(cell, '"', n)) {
-		/* nothing to double (a shape, a list of messages): what csv_write() gives, without its two passes */
-		strbuf_grow(out, n + 2);
-		out->buf[out->len] = '"';
-		memcpy(out->buf + out->len + 1, cell, n);
-		out->buf[out->len + n + 1] = '"';
-		out->len += n + 2;
-		out->buf[out->len] = '\0';
-		return;
-	}
-	size_t need = csv_write(NULL, 0, cell, n);
-	strbuf_grow(out, need);
-	out->len += csv_write(out->buf + out->len, need, cell, n);
-	out->buf[out->len] = '\0';
-}
-
-/* Bytes that end a plain cell: the NUL, and those that make pandas quote it. */
-static const bool csv_stop[256] = { [0] = true, [','] = true, ['"'] = true, ['\n'] = true };
-
-void csv_add_cell(struct strbuf *out, const char *cell, bool first)
-{
-	const unsigned char *p = (const unsigned char *)cell;
-	if (!first)
-		strbuf_addch(out, ',');
-	/* pandas writes with Python's csv module and "\n" line ends: a lone CR is not quoted */
-	while (!csv_stop[p[0]]) {
-		if (csv_stop[p[1]]) {
-			p++;
-			break;
-		}
-		if (csv_stop[p[2]]) {
-			p += 2;
-			break;
-		}
-		if (csv_stop[p[3]]) {
-			p += 3;
-			break;
-		}
-		p += 4;
-	}
-	if (!*p) {
-		strbuf_add(out, cell, (size_t)((const char *)p - cell));
-		return;
-	}
-	csv_add_quoted(out, cell);
-}
-
-/* ---- formula injection --------------------------------------------------------------- */
-
-/* The length of a character msprobe's pattern starts a formula with, at s (n bytes), or 0. */
-static size_t formula_char(const unsigned char *s, size_t n)
-{
-	switch (s[0]) {
-	case '+': case '-': case '=': case '%': case '@':
-		return 1;
-	case 0xef: /* U+FF0B U+FF0D U+FF1D U+FF05 U+FF20: EF BC 8B / 8D / 9D / 85, EF BC A0 */
-		if (n >= 3 && s[1] == 0xbc && (s[2] == 0x8b || s[2] == 0x8d || s[2] == 0x9d || s[2] == 0x85 || s[2] == 0xa0))
-			return 3;
-		return 0;
-	default:
-		return 0;
-	}
-}
-
-bool ms_special(const char *s, size_t len)
-{
-	const unsigned char *p = (const unsigned char *)s, *end = p + len;
-	if (!len)
-		return false;
-	if (formula_char(p, len))
-		return true;
-	while ((p = memchr(p, ';', (size_t)(end - p))) != NULL) {
-		p++;
-		if (p < end && formula_char(p, (size_t)(end - p)))
-			return true;
-	}
-	return false;
-}
-
-/* Python's str.isspace() for ASCII: what float() strips around the number. */
-static bool py_space(unsigned char c)
-{
-	return c == ' ' || (c >= '\t' && c <= '\r') || (c >= 0x1c && c <= 0x1f);
-}
-
-/* Digits with single underscores between them (PEP 515); the count of digits, 0 when there are none. */
-static size_t py_digits(const char **p, const char *end)
-{
-	const char *s = *p, *start = s;
-	for (;;) {
-		while (s < end && (unsigned)(*s - '0') < 10)
-			s++;
-		if (s == start || s + 1 >= end || *s != '_' || (unsigned)(s[1] - '0') >= 10)
-			break;
-		s++; /* one underscore between two digits */
-	}
-	*p = s;
-	return (size_t)(s - start);
-}
-
-static bool word_ci(const char *s, const char *end, const char *word)
-{
-	size_t n = strlen(word);
-	if ((size_t)(end - s) != n)
-		return false;
-	for (size_t i = 0; i < n; i++)
-		if ((s[i] | 0x20) != word[i])
-			return false;
-	return true;
-}
-
-bool py_float_text(const char *s, size_t len)
-{
-	const char *end = s + len;
-	size_t whole, frac = 0;
-	while (s < end && py_space((unsigned char)*s))
-		s++;
-	while (end > s && py_space((unsigned char)end[-1]))
-		end--;
-	if (s < end && (*s == '+' || *s == '-'))
-		s++;
-	if (s == end)
-		return false;
-	if (!((*s >= '0' && *s <= '9') || *s == '.'))
-		return word_ci(s, end, "inf") || word_ci(s, end, "infinity") || word_ci(s, end, "nan");
-	whole = py_digits(&s, end);
-	if (s < end && *s == '.') {
-		s++;
-		if (s < end && *s >= '0' && *s <= '9')
-			frac = py_digits(&s, end);
-	}
-	if (!whole && !frac)
-		return false;
-	if (s < end && (*s == 'e' || *s == 'E')) {
-		s++;
-		if (s < end && (*s == '+' || *s == '-'))
-			s++;
-		if (!py_digits(&s, end))
-			return false;
-	}
-	return s == end;
-}
-
-/* A plain decimal number as probe writes them ("-0.25", "-1e-05", "-3"): the whole of s, in one pass. */
-static bool plain_number(const char *s)
-{
-	if (*s == '-' || *s == '+')
-		s++;
-	if ((unsigned)(*s - '0') >= 10)
-		return false;
-	while ((unsigned)(*s - '0') < 10)
-		s++;
-	if (*s == '.') {
-		s++;
-		while ((unsigned)(*s - '0') < 10)
-			s++;
-	}
-	if (*s == 'e' || *s == 'E') {
-		s++;
-		if (*s == '-' || *s == '+')
-			s++;
-		if ((unsigned)(*s - '0') >= 10)
-			return false;
-		while ((unsigned)(*s - '0') < 10)
-			s++;
-	}
-	return !*s;
-}
-
-bool ms_cell_refused(const char *cell)
-{
-	size_t len;
-	const char *p = cell, *end;
-	unsigned char c = (unsigned char)cell[0];
-	/* the common cases at once: no formula character first and no ';'; a number such as -0.25 */
-	if (c != '+' && c != '-' && c != '=' && c != '%' && c != '@' && c != 0xef && !strchr(cell, ';'))
-		return false;
-	if (plain_number(cell))
-		return false;
-	len = strlen(cell);
-	end = cell + len;
-	if (c != 0xef && !memchr(cell, ';', len))
-		return !py_float_text(cell, len);
-	if (!ms_special(cell, len))
-		return false;
-	/* check_value_is_valid: numbers such as -1.00 or +1.00, also between ';', pass */
-	for (;;) {
-		const char *semi = memchr(p, ';', (size_t)(end - p));
-		const char *stop = semi ? semi : end;
-		if (!py_float_text(p, (size_t)(stop - p)))
-			return true;
-		if (!semi)
-			return false;
-		p = semi + 1;
-	}
-}
-
-bool csv_neutralise(const char *cell, struct strbuf *out)
-{
-	const char *p = cell, *end = cell + strlen(cell);
-	bool changed = false;
-	for (;;) {
-		const char *semi = memchr(p, ';', (size_t)(end - p));
-		const char *stop = semi ? semi : end;
-		size_t n = (size_t)(stop - p);
-		bool lead = n && (formula_char((const unsigned char *)p, n) || *p == '\t' || *p == '\r');
-		if (lead && !py_float_text(p, n)) {
-			if (!changed) {
-				strbuf_reset(out);
-				strbuf_add(out, cell, (size_t)(p - cell));
-				changed = true;
-			}
-			strbuf_addch(out, '\'');
-		}
-		if (changed)
-			strbuf_add(out, p, semi ? n + 1 : n);
-		if (!semi)
-			return changed;
-		p = semi + 1;
 	}
 }

@@ -85,42 +85,6 @@ bool ms_row_final(const struct ms_table *t, const struct ms_row *row);
 /* Cells, Result and Err_message of the rows of one dump entry (all final). */
 void ms_judge_group(const struct ms_table *t, struct ms_row **rows, size_t n, struct arena *a);
 
-/* Append a cell to a CSV line, quoted as pandas does (only when it has , " or LF: not a lone CR). */
-void csv_add_cell(struct strbuf *out, const char *cell, bool first);
-
-/*
- * msprobe's guards against formula injection (reference: msprobe-compare.md
- * 4.2; file_utils.py check_df_malicious, utils.py check_op_str_pattern_valid).
- *
- * ms_special(): a string msprobe refuses while it parses a dump (an API
- * name, a string value in input_args, input_kwargs or output, a stack
- * line): one that starts with + - = % @ (or their full-width forms
- * U+FF0B U+FF0D U+FF1D U+FF05 U+FF20), or holds ';' followed by one.
- *
- * ms_cell_refused(): a string cell msprobe refuses to write into its CSV
- * ("Malicious value [...] not allowed to be written into the csv"): an
- * ms_special() one, unless each of its ';'-separated parts is a number
- * to Python's float() ("-1.5", "+3", " -inf", "1e5;-2").
- *
- * py_float_text(): whether Python's float() accepts the text (ASCII digits:
- * the other Unicode digits and spaces it takes too are not recognised).
- */
-bool ms_special(const char *s, size_t len);
-bool ms_cell_refused(const char *cell);
-bool py_float_text(const char *s, size_t len);
-
-/*
- * The rule of probe's own CSV writers (probe-table, and any writer of a
- * table a spreadsheet may open that msprobe does not write): a cell that
- * ms_cell_refused() would refuse, or that starts with a TAB or a CR (the
- * rest of OWASP's list), is written with a single quote before it, so
- * that a spreadsheet shows it as text instead of running it as a formula;
- * for the ';' case, the quote goes before each ';'-separated part that
- * would start one.  Numbers ("-1.5", "-inf") are never changed.  Returns
- * whether the cell was changed (the result in out, the cell otherwise).
- */
-bool csv_neutralise(const char *cell, struct strbuf *out);
-
 /* The calling thread's scratch text, released before the thread ends. */
 void ms_release_thread(void);
 

@@ -15,7 +15,7 @@ static bool part_is(const char *s, size_t n, const char *word)
 	return n == strlen(word) && !memcmp(s, word, n);
 }
 
-void entry_name_parse(const char *name, size_t len, struct entry_name *out)
+void naming_parse_entry(const char *name, size_t len, struct entry_name *out)
 {
 	/* locate the last two dot-separated parts */
 	const char *last = name, *second = NULL;
@@ -69,7 +69,7 @@ void entry_name_parse(const char *name, size_t len, struct entry_name *out)
 	out->dir = DIR_NONE;
 }
 
-uint64_t backward_counter_next(struct backward_counter *bc, const char *entry,
+uint64_t naming_backward_next(struct backward_counter *bc, const char *entry,
 			       const struct entry_name *en)
 {
 	struct strmap_slot *s;
@@ -79,7 +79,7 @@ uint64_t backward_counter_next(struct backward_counter *bc, const char *entry,
 	return s->value.u++;
 }
 
-void backward_counter_release(struct backward_counter *bc)
+void naming_backward_release(struct backward_counter *bc)
 {
 	strmap_release(&bc->seen);
 }
@@ -100,7 +100,7 @@ static void add_without(struct strbuf *out, const char *s, const char *cut)
 	strbuf_addstr(out, s);
 }
 
-void compare_key(struct strbuf *out, const char *entry, const struct entry_name *en,
+void naming_compare_key(struct strbuf *out, const char *entry, const struct entry_name *en,
 		 const char *row_name, uint64_t order, bool renumber)
 {
 	strbuf_reset(out);
@@ -126,7 +126,7 @@ void compare_key(struct strbuf *out, const char *entry, const struct entry_name 
 	add_without(out, row_name, entry);
 }
 
-bool forward_entry(const char *entry, struct strbuf *out)
+bool naming_forward_entry(const char *entry, struct strbuf *out)
 {
 	size_t n = strlen(entry);
 	const char *last = strrchr(entry, '.'), *second = NULL;

@@ -42,29 +42,29 @@ struct entry_name {
 	bool tail_digits;   /* its second part is a number (module style) */
 };
 
-void entry_name_parse(const char *name, size_t len, struct entry_name *out);
+void naming_parse_entry(const char *name, size_t len, struct entry_name *out);
 
 /*
  * Per-dump counters of backward entries by base.  One per dump file; each
- * entry must be passed to backward_counter_next() once, in dump order.
+ * entry must be passed to naming_backward_next() once, in dump order.
  */
 struct backward_counter {
 	struct strmap seen;
 };
 #define BACKWARD_COUNTER_INIT { STRMAP_INIT }
 /* The number of earlier backward entries with this entry's base (0-based). */
-uint64_t backward_counter_next(struct backward_counter *bc, const char *entry,
+uint64_t naming_backward_next(struct backward_counter *bc, const char *entry,
 			       const struct entry_name *en);
-void backward_counter_release(struct backward_counter *bc);
+void naming_backward_release(struct backward_counter *bc);
 
 /*
- * The compare key of a row.  `order` is the value backward_counter_next()
+ * The compare key of a row.  `order` is the value naming_backward_next()
  * returned for the row's entry; `renumber` is false for debug.json dumps
  * (msprobe never renumbers those).  The key is the row name unless the
  * entry is a backward one with a numeric call index, in which case the
  * index is replaced by `order`.
  */
-void compare_key(struct strbuf *out, const char *entry, const struct entry_name *en,
+void naming_compare_key(struct strbuf *out, const char *entry, const struct entry_name *en,
 		 const char *row_name, uint64_t order, bool renumber);
 
 /*
@@ -73,6 +73,6 @@ void compare_key(struct strbuf *out, const char *entry, const struct entry_name 
  * "Module.fc1.Linear.backward.0" and "Module.fc1.Linear.parameters_grad.0"
  * -> "Module.fc1.Linear.forward.0"), into out; false for any other entry.
  */
-bool forward_entry(const char *entry, struct strbuf *out);
+bool naming_forward_entry(const char *entry, struct strbuf *out);
 
 #endif

@@ -327,3 +327,67 @@ slow:
 #endif
 	return strtod(s, end);
 }
+
+/* Python's str.isspace() for ASCII: what float() strips around the number. */
+static bool py_space(unsigned char c)
+{
+	return c == ' ' || (c >= '\t' && c <= '\r') || (c >= 0x1c && c <= 0x1f);
+}
+
+/* Digits with single underscores between them (PEP 515); the count of digits, 0 when there are none. */
+static size_t py_digits(const char **p, const char *end)
+{
+	const char *s = *p, *start = s;
+	for (;;) {
+		while (s < end && (unsigned)(*s - '0') < 10)
+			s++;
+		if (s == start || s + 1 >= end || *s != '_' || (unsigned)(s[1] - '0') >= 10)
+			break;
+		s++; /* one underscore between two digits */
+	}
+	*p = s;
+	return (size_t)(s - start);
+}
+
+static bool word_ci(const char *s, const char *end, const char *word)
+{
+	size_t n = strlen(word);
+	if ((size_t)(end - s) != n)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if ((s[i] | 0x20) != word[i])
+			return false;
+	return true;
+}
+
+bool pyfmt_float_accepts(const char *s, size_t len)
+{
+	const char *end = s + len;
+	size_t whole, frac = 0;
+	while (s < end && py_space((unsigned char)*s))
+		s++;
+	while (end > s && py_space((unsigned char)end[-1]))
+		end--;
+	if (s < end && (*s == '+' || *s == '-'))
+		s++;
+	if (s == end)
+		return false;
+	if (!((*s >= '0' && *s <= '9') || *s == '.'))
+		return word_ci(s, end, "inf") || word_ci(s, end, "infinity") || word_ci(s, end, "nan");
+	whole = py_digits(&s, end);
+	if (s < end && *s == '.') {
+		s++;
+		if (s < end && *s >= '0' && *s <= '9')
+			frac = py_digits(&s, end);
+	}
+	if (!whole && !frac)
+		return false;
+	if (s < end && (*s == 'e' || *s == 'E')) {
+		s++;
+		if (s < end && (*s == '+' || *s == '-'))
+			s++;
+		if (!py_digits(&s, end))
+			return false;
+	}
+	return s == end;
+}

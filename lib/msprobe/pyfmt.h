@@ -48,4 +48,10 @@ bool pyfmt_is_canonical(const char *text, size_t len);
  */
 double pyfmt_strtod(const char *s, char **end);
 
+/*
+ * Whether Python's float() accepts the text (ASCII digits: the other
+ * Unicode digits and spaces it takes too are not recognised).
+ */
+bool pyfmt_float_accepts(const char *s, size_t len);
+
 #endif

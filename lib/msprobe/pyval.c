@@ -33,11 +33,11 @@ static struct pyval *nonfinite(struct arena *a, const char *p, size_t n)
 	else
 		return NULL;
 	v = new_val(a, PY_FLOAT);
-	py_set_float(v, f);
+	pyval_set_float(v, f);
 	return v;
 }
 
-void py_set_float(struct pyval *v, double f)
+void pyval_set_float(struct pyval *v, double f)
 {
 	memset(v, 0, sizeof(*v));
 	v->kind = PY_FLOAT;
@@ -45,7 +45,7 @@ void py_set_float(struct pyval *v, double f)
 	v->f_ready = true;
 }
 
-double py_float(const struct pyval *cv)
+double pyval_float(const struct pyval *cv)
 {
 	struct pyval *v = (struct pyval *)cv; /* only the cache is written */
 	if (!v->f_ready) {
@@ -61,17 +61,17 @@ static bool may_overflow(const struct pyval *v)
 	return v->text && (v->len > 20 || memchr(v->text, 'e', v->len) || memchr(v->text, 'E', v->len));
 }
 
-bool py_is_nan(const struct pyval *v)
+bool pyval_is_nan(const struct pyval *v)
 {
 	return v->kind == PY_FLOAT && v->f_ready && isnan(v->f);
 }
 
-bool py_is_inf(const struct pyval *v, int sign)
+bool pyval_is_inf(const struct pyval *v, int sign)
 {
 	double f;
 	if (v->kind != PY_FLOAT || (!v->f_ready && !may_overflow(v)))
 		return false;
-	f = py_float(v);
+	f = pyval_float(v);
 	return isinf(f) && (sign == 0 || (sign > 0) == (f > 0));
 }
 
@@ -345,7 +345,7 @@ static size_t utf8_decode(const unsigned char *s, size_t n, uint32_t *cp)
 	return len;
 }
 
-void py_repr_string(struct strbuf *out, const char *s, size_t len)
+void pyval_repr_string(struct strbuf *out, const char *s, size_t len)
 {
 	const unsigned char *p = (const unsigned char *)s;
 	char quote = '\'';
@@ -384,7 +384,7 @@ static void add_float(struct strbuf *out, double f)
 	pyfmt_double(out, f);
 }
 
-void py_repr(struct strbuf *out, const struct pyval *v)
+void pyval_repr(struct strbuf *out, const struct pyval *v)
 {
 	switch (v->kind) {
 	case PY_NONE: strbuf_addstr(out, "None"); return;
@@ -394,15 +394,15 @@ void py_repr(struct strbuf *out, const struct pyval *v)
 		if (v->canonical)
 			strbuf_add(out, v->text, v->len);
 		else
-			add_float(out, py_float(v));
+			add_float(out, pyval_float(v));
 		return;
-	case PY_STR: py_repr_string(out, v->text, v->len); return;
+	case PY_STR: pyval_repr_string(out, v->text, v->len); return;
 	case PY_LIST:
 		strbuf_addch(out, '[');
 		for (size_t i = 0; i < v->n; i++) {
 			if (i)
 				strbuf_addstr(out, ", ");
-			py_repr(out, v->items[i]);
+			pyval_repr(out, v->items[i]);
 		}
 		strbuf_addch(out, ']');
 		return;
@@ -411,30 +411,30 @@ void py_repr(struct strbuf *out, const struct pyval *v)
 		for (size_t i = 0; i < v->n; i++) {
 			if (i)
 				strbuf_addstr(out, ", ");
-			py_repr(out, v->items[2 * i]);
+			pyval_repr(out, v->items[2 * i]);
 			strbuf_addstr(out, ": ");
-			py_repr(out, v->items[2 * i + 1]);
+			pyval_repr(out, v->items[2 * i + 1]);
 		}
 		strbuf_addch(out, '}');
 		return;
 	}
 }
 
-void py_str(struct strbuf *out, const struct pyval *v)
+void pyval_str(struct strbuf *out, const struct pyval *v)
 {
 	if (v->kind == PY_STR)
 		strbuf_add(out, v->text, v->len);
 	else
-		py_repr(out, v);
+		pyval_repr(out, v);
 }
 
-bool py_eq(const struct pyval *a, const struct pyval *b)
+bool pyval_eq(const struct pyval *a, const struct pyval *b)
 {
 	bool an = a->kind == PY_BOOL || a->kind == PY_INT || a->kind == PY_FLOAT;
 	bool bn = b->kind == PY_BOOL || b->kind == PY_INT || b->kind == PY_FLOAT;
 	if (an && bn) {
-		double x = a->kind == PY_BOOL ? a->b : py_float(a);
-		double y = b->kind == PY_BOOL ? b->b : py_float(b);
+		double x = a->kind == PY_BOOL ? a->b : pyval_float(a);
+		double y = b->kind == PY_BOOL ? b->b : pyval_float(b);
 		if (a->kind == PY_INT && b->kind == PY_INT)
 			return a->len == b->len && !memcmp(a->text, b->text, a->len);
 		return x == y;
@@ -450,7 +450,7 @@ bool py_eq(const struct pyval *a, const struct pyval *b)
 		if (a->n != b->n)
 			return false;
 		for (size_t i = 0; i < n; i++)
-			if (!py_eq(a->items[i], b->items[i]))
+			if (!pyval_eq(a->items[i], b->items[i]))
 				return false;
 		return true;
 	}

@@ -35,7 +35,7 @@ enum pykind {
 struct pyval {
 	enum pykind kind;
 	bool b;              /* BOOL */
-	bool f_ready;        /* f holds the value (numbers are parsed on first use: see py_float) */
+	bool f_ready;        /* f holds the value (numbers are parsed on first use: see pyval_float) */
 	bool canonical;      /* FLOAT: text is exactly Python's repr of the value */
 	double f;            /* FLOAT, INT: the value as a double, once f_ready */
 	const char *text;    /* INT: digits as written; FLOAT: the JSON text, or NULL; STR: decoded UTF-8 */
@@ -52,27 +52,27 @@ enum pyval_flags {
  * NULL when the span is not valid JSON, or nests arrays and objects
  * deeper than RS_MAX_DEPTH (recscan.h: what a record reader accepts
  * always parses).  One pass over the text, without recursion: the work
- * is linear in its bytes whatever the depth.  py_str(), py_repr() and
- * py_eq() recurse, as deep as the values these make.
+ * is linear in its bytes whatever the depth.  pyval_str(), pyval_repr() and
+ * pyval_eq() recurse, as deep as the values these make.
  */
 struct pyval *pyval_parse(const struct span *s, unsigned flags, struct arena *a);
 struct pyval *pyval_from_text(const char *json, size_t len, unsigned flags, struct arena *a);
 
 /* str(v) and repr(v), appended. */
-void py_str(struct strbuf *out, const struct pyval *v);
-void py_repr(struct strbuf *out, const struct pyval *v);
+void pyval_str(struct strbuf *out, const struct pyval *v);
+void pyval_repr(struct strbuf *out, const struct pyval *v);
 /* repr() of a Python str: quotes chosen and escapes made as CPython does. */
-void py_repr_string(struct strbuf *out, const char *s, size_t len);
+void pyval_repr_string(struct strbuf *out, const char *s, size_t len);
 
 /* Python's ==: numbers (bool, int, float) compare by value; NaN != NaN. */
-bool py_eq(const struct pyval *a, const struct pyval *b);
+bool pyval_eq(const struct pyval *a, const struct pyval *b);
 
 /* The double of an INT or FLOAT (parsed from its text the first time). */
-double py_float(const struct pyval *v);
+double pyval_float(const struct pyval *v);
 /* A float NaN, or +inf / -inf (sign > 0 / < 0); false for anything else. */
-bool py_is_nan(const struct pyval *v);
-bool py_is_inf(const struct pyval *v, int sign);
+bool pyval_is_nan(const struct pyval *v);
+bool pyval_is_inf(const struct pyval *v, int sign);
 /* A float value (not from text). */
-void py_set_float(struct pyval *v, double f);
+void pyval_set_float(struct pyval *v, double f);
 
 #endif

@@ -1,5 +1,5 @@
 #include "table.h"
-#include "mstable.h"
+#include "mscsv.h"
 #include "../json/recscan.h"
 #include "../core/xalloc.h"
 
@@ -12,10 +12,10 @@ struct table_writer {
 	struct strbuf text, cell, safe;
 };
 
-/* A cell, with a formula made inert (mstable.h: csv_neutralise, the rule of probe's own CSVs). */
+/* A cell, with a formula made inert (mscsv.h: mscsv_neutralise, the rule of probe's own CSVs). */
 static void add_cell(struct table_writer *t, struct strbuf *out, const char *cell, bool first)
 {
-	csv_add_cell(out, csv_neutralise(cell, &t->safe) ? t->safe.buf : cell, first);
+	mscsv_add_cell(out, mscsv_neutralise(cell, &t->safe) ? t->safe.buf : cell, first);
 }
 
 static void add_column(struct table_writer *t, const char *name, size_t len)

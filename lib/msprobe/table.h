@@ -9,7 +9,7 @@
  * cells, arrays and objects as their JSON text; quoted only when they hold
  * a comma, a quote or a newline.  A cell a spreadsheet would run as a
  * formula (= + - @ % ... at its start, not a number) gets a single quote
- * before it (mstable.h: csv_neutralise), header cells too.
+ * before it (mscsv.h: mscsv_neutralise), header cells too.
  *
  * Memory: the column names; nothing per row.
  */

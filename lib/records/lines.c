@@ -1,4 +1,5 @@
 #include "lines.h"
+#include "errorrec.h"
 #include "../json/recscan.h"
 #include "../core/xalloc.h"
 
@@ -140,7 +141,7 @@ int line_reader_next(struct line_reader *lr, const char **line, size_t *len)
 			}
 			{
 				struct strbuf msg = STRBUF_INIT;
-				if (record_is_error(s, n, &msg)) {
+				if (errorrec_read(s, n, &msg)) {
 					line_reader_fail(lr, "the producer of this input failed: %s", msg.buf);
 					strbuf_release(&msg);
 					return -1;
@@ -170,20 +171,4 @@ int line_reader_next(struct line_reader *lr, const char **line, size_t *len)
 		}
 		scanned += lr->start;
 	}
-}
-
-bool record_is_error(const char *line, size_t len, struct strbuf *msg)
-{
-	struct rs_iter it;
-	struct span k, v;
-	static const char prefix[] = "{\"error\":";
-	if (len < sizeof(prefix) - 1 || memcmp(line, prefix, sizeof(prefix) - 1))
-		return false;
-	if (rs_begin(&it, line, len) < 0 || rs_next(&it, &k, &v) != 1 || !span_key_is(&k, "error", 5) ||
-	    v.kind != SPAN_STRING)
-		return false;
-	strbuf_reset(msg);
-	if (span_string(&v, msg) < 0)
-		strbuf_addstr(msg, "(unreadable message)");
-	return true;
 }

@@ -54,7 +54,4 @@ void line_reader_close(struct line_reader *lr);
 int line_reader_fail(struct line_reader *lr, const char *fmt, ...) PRINTF_LIKE(2, 3);
 const char *line_reader_name(const struct line_reader *lr);
 
-/* The message of an {"error": "..."} record, decoded into msg; false for any other line. */
-bool record_is_error(const char *line, size_t len, struct strbuf *msg);
-
 #endif

@@ -1,6 +1,6 @@
 #include "output.h"
 #include "../core/msg.h"
-#include "../dumps/record.h"
+#include "errorrec.h"
 
 #include "../core/partial.h"
 #include "../core/source.h"
@@ -114,7 +114,7 @@ void output_close(void)
 static void write_error_record(const char *message)
 {
 	struct strbuf sb = STRBUF_INIT;
-	record_add_error(&sb, message);
+	errorrec_add(&sb, message);
 	/* best effort: the message is already on stderr */
 	if (fwrite(sb.buf, 1, sb.len, stdout) == sb.len)
 		fflush(stdout);
@@ -125,7 +125,7 @@ void output_mark_incomplete_on_die(void)
 {
 	struct strbuf sb = STRBUF_INIT, msg = STRBUF_INIT;
 	strbuf_addf(&msg, "%s: interrupted: the output ends here, incomplete", msg_progname());
-	record_add_error(&sb, msg.buf);
+	errorrec_add(&sb, msg.buf);
 	if (sb.len < sizeof(signal_record)) {
 		memcpy(signal_record, sb.buf, sb.len);
 		signal_record_len = sb.len;

@@ -1621,7 +1621,7 @@ static int npy_open(struct tensor *t, const char *path, struct strbuf *err)
 
 static int not_regular(struct strbuf *err, const char *path, mode_t mode)
 {
-	return fail(err, path, "not a regular file (%s): only regular files are read as tensors", file_kind_name(mode));
+	return fail(err, path, "not a regular file (%s): only regular files are read as tensors", source_kind_name(mode));
 }
 
 /*
@@ -1643,7 +1643,7 @@ static int open_regular(int dirfd, const char *rel, bool nofollow, bool looked_a
 		return not_regular(err, path, st->st_mode);
 	if (st->st_size == 0) /* not opened either: /proc/self/mem and its kind say 0 */
 		return fail(err, path, "empty file: not a tensor");
-	fd = open_regular_fd(dirfd, rel, nofollow ? O_NOFOLLOW : 0, st, &other);
+	fd = source_open_regular_fd(dirfd, rel, nofollow ? O_NOFOLLOW : 0, st, &other);
 	if (fd < 0 && other)
 		return not_regular(err, path, st->st_mode);
 	if (fd < 0)

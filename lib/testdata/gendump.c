@@ -138,7 +138,7 @@ static const char *const fault_names[] = {
 	[GEN_FAULT_NAN_INPUT] = "nan-input",
 };
 
-int gen_fault_parse(const char *name)
+int gendump_fault_parse(const char *name)
 {
 	for (size_t i = 0; i < ARRAY_SIZE(fault_names); i++)
 		if (!strcmp(name, fault_names[i]))
@@ -146,7 +146,7 @@ int gen_fault_parse(const char *name)
 	return -1;
 }
 
-void gen_config_init(struct gen_config *cfg)
+void gendump_config_init(struct gen_config *cfg)
 {
 	*cfg = (struct gen_config){ .task = GEN_TASK_STATISTICS, .format = GEN_FORMAT_PT, .pt_layout = PT_TORCH1,
 				    .dtype = DT_FLOAT32, .fault = GEN_FAULT_FC2_WEIGHT, .steps = 1, .ranks = 1,
@@ -915,7 +915,7 @@ static int write_npy_as_mindspore(const char *path, const struct tensor_src *src
 		f32.dtype = DT_FLOAT32;
 		f32.storage = v;
 	}
-	ret = tensor_write_npy(path, &f32, &opt, err);
+	ret = tensorw_npy(path, &f32, &opt, err);
 	free(v);
 	return ret;
 }
@@ -931,7 +931,7 @@ static void save_tensor_file(const struct rank_dump *d, const char *data_name, c
 	if (d->cfg->format == GEN_FORMAT_NPY)
 		ret = write_npy_as_mindspore(path.buf, src, &err);
 	else
-		ret = tensor_write_pt(path.buf, src, &opt, &err);
+		ret = tensorw_pt(path.buf, src, &opt, &err);
 	if (ret)
 		die("%s", err.buf);
 	strbuf_release(&path);
@@ -2145,7 +2145,7 @@ static void run_training(const struct gen_config *cfg, bool target)
 	free(dumps);
 }
 
-void gen_write(const struct gen_config *cfg)
+void gendump_write(const struct gen_config *cfg)
 {
 	run_training(cfg, false);
 	run_training(cfg, true);

@@ -1,7 +1,7 @@
 /*
  * gendump.h: example msprobe dumps from a simulated training run.
  *
- * gen_write() computes a small MLP in float32 (forward, backward, SGD,
+ * gendump_write() computes a small MLP in float32 (forward, backward, SGD,
  * micro-batches, data-parallel all_reduce) twice: a golden run and a
  * target run with an injected fault, and writes both as msprobe writes
  * them (level mix, torch 1.13): OUTDIR/golden and OUTDIR/target, each
@@ -136,7 +136,7 @@ enum gen_fault {
 };
 
 /* "none", "fc2-weight", ... to the fault; -1 for an unknown name. */
-int gen_fault_parse(const char *name);
+int gendump_fault_parse(const char *name);
 /* The fault names separated by '|', for option tables. */
 #define GEN_FAULT_CHOICES "none|fc2-weight|fc2-weight-tiny|input|linear1-output|nan|grad|dtype|shape|scalar|inf|nan-input"
 
@@ -179,8 +179,8 @@ struct gen_config {
  * The defaults: statistics, fc2-weight fault, 1 step, 1 rank, 1
  * micro-batch, 3 layers, width 16, batch 4, float32, seed 1.
  */
-void gen_config_init(struct gen_config *cfg);
-void gen_write(const struct gen_config *cfg);
+void gendump_config_init(struct gen_config *cfg);
+void gendump_write(const struct gen_config *cfg);
 
 /*
  * The zoo (gen_config.zoo): entries appended to every dump of both runs,

@@ -678,7 +678,7 @@ static int write_pt_entries(struct zip *z, const char *stem, const struct view *
 	return ret ? ret : zip_finish(z);
 }
 
-int tensor_write_pt(const char *path, const struct tensor_src *t, const struct pt_options *opt, struct strbuf *err)
+int tensorw_pt(const char *path, const struct tensor_src *t, const struct pt_options *opt, struct strbuf *err)
 {
 	struct view v;
 	struct out o;
@@ -848,7 +848,7 @@ static int npy_write_elements(struct out *o, const struct view *v, const struct 
 	return ret;
 }
 
-int tensor_write_npy(const char *path, const struct tensor_src *t, const struct npy_options *opt, struct strbuf *err)
+int tensorw_npy(const char *path, const struct tensor_src *t, const struct npy_options *opt, struct strbuf *err)
 {
 	struct view v;
 	struct out o;

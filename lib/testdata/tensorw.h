@@ -44,7 +44,7 @@ struct pt_options {
  * the file name without its extension, as torch names it.  0, or -1 with
  * "PATH: what failed" in err.
  */
-int tensor_write_pt(const char *path, const struct tensor_src *t, const struct pt_options *opt, struct strbuf *err);
+int tensorw_pt(const char *path, const struct tensor_src *t, const struct pt_options *opt, struct strbuf *err);
 
 struct npy_options {
 	int version;             /* 1, 2 or 3 (numpy writes 1 unless the header needs more) */
@@ -53,6 +53,6 @@ struct npy_options {
 };
 
 /* Write the view's elements (copied out in the requested order) as numpy.save does. */
-int tensor_write_npy(const char *path, const struct tensor_src *t, const struct npy_options *opt, struct strbuf *err);
+int tensorw_npy(const char *path, const struct tensor_src *t, const struct npy_options *opt, struct strbuf *err);
 
 #endif

@@ -6,7 +6,7 @@
  * by line_reader (blank lines, a last line without a newline, gzip; lines
  * of at most 1 KiB, PROBE_MAX_LINE, so that the bound is reached); each
  * line goes through leafrec_parse(), leafrec_parse_at(), pair_parse(),
- * record_is_error() and a walk of its members and items with every span
+ * errorrec_read() and a walk of its members and items with every span
  * decoded.  A record leafrec_parse() accepts must read the same with
  * leafrec_parse_at(), and every span must lie inside the line.
  *
@@ -22,6 +22,7 @@
 #include "../../lib/records/leafrec.h"
 #include "../../lib/records/lines.h"
 #include "../../lib/records/pair.h"
+#include "../../lib/records/errorrec.h"
 #include "../../lib/msprobe/pyval.h"
 #include "../../lib/json/recscan.h"
 #include "../../lib/core/xalloc.h"
@@ -90,7 +91,7 @@ static size_t bracket_depth(const char *s, size_t n)
 	return max;
 }
 
-/* pyval_parse() of a span against the reference, with its repr() and py_eq(); `scanned`: recscan accepted it. */
+/* pyval_parse() of a span against the reference, with its repr() and pyval_eq(); `scanned`: recscan accepted it. */
 static void use_pyval(const struct span *s, bool scanned, struct strbuf *sb)
 {
 	static const unsigned flag_sets[] = { 0, PYV_NONFINITE_STRINGS };
@@ -103,9 +104,9 @@ static void use_pyval(const struct span *s, bool scanned, struct strbuf *sb)
 		if (v) {
 			FUZZ_CHECK(depth <= RS_MAX_DEPTH, "a value nested %zu deep read", depth);
 			strbuf_reset(sb);
-			py_repr(sb, v);
-			py_str(sb, v);
-			(void)py_eq(v, v);
+			pyval_repr(sb, v);
+			pyval_str(sb, v);
+			(void)pyval_eq(v, v);
 		}
 		if (depth <= 200) {
 			struct strbuf want = STRBUF_INIT;
@@ -114,8 +115,8 @@ static void use_pyval(const struct span *s, bool scanned, struct strbuf *sb)
 				   w ? "accepts" : "refuses");
 			if (v && w) {
 				strbuf_reset(sb);
-				py_repr(sb, v);
-				py_repr(&want, w);
+				pyval_repr(sb, v);
+				pyval_repr(&want, w);
 				FUZZ_CHECK(sb->len == want.len && !memcmp(sb->buf, want.buf, sb->len),
 					   "repr %s, the recursive parse %s", sb->buf, want.buf);
 			}
@@ -242,7 +243,7 @@ static void one_line(const char *line, size_t len)
 	walk(line, len, line, len, 0, &sb);
 
 	strbuf_reset(&sb);
-	(void)record_is_error(line, len, &sb);
+	(void)errorrec_read(line, len, &sb);
 
 	/* the whole line as one value, whatever its first byte says it is */
 	{
@@ -250,7 +251,7 @@ static void one_line(const char *line, size_t len)
 		struct pyval *v = pyval_from_text(line, len, PYV_NONFINITE_STRINGS, &a);
 		if (v) {
 			strbuf_reset(&sb);
-			py_repr(&sb, v);
+			pyval_repr(&sb, v);
 		}
 		arena_release(&a);
 		if (len && (line[0] == '[' || line[0] == '{'))

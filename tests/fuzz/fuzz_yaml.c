@@ -4,7 +4,7 @@
  * mapping) files.  A map it loads must hold each key once, in file order,
  * and give back each value under its key; a failure must name the file
  * and leave nothing behind.  The cell mapping is then applied
- * (cell_mapped_name(), lib/compare/match.c) to row names built from the keys, as
+ * (matcher_mapped_name(), lib/compare/match.c) to row names built from the keys, as
  * probe-match -cm applies it to the target's rows.
  */
 #include "fuzz.h"
@@ -33,10 +33,10 @@ static void apply_cells(const struct yamlmap *m)
 			strbuf_addstr(&row, rows[r][0]);
 			strbuf_addstr(&row, m->keys[i]);
 			strbuf_addstr(&row, rows[r][1]);
-			cell_mapped_name(&out, row.buf, m);
+			matcher_mapped_name(&out, row.buf, m);
 			FUZZ_CHECK(out.len == strlen(out.buf) && out.len > 0, "an empty or broken mapped name for %s",
 				   row.buf);
-			cell_mapped_name(&out, row.buf, NULL);
+			matcher_mapped_name(&out, row.buf, NULL);
 		}
 	}
 	strbuf_release(&row);

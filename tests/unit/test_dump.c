@@ -24,7 +24,7 @@ static int describe(const struct dump_reader *d, const struct leaf *leaf, void *
 	struct strbuf *out = ctx;
 	const struct jnode *type = leaf->obj ? jtree_get(leaf->obj, "type") : NULL;
 	strbuf_addf(out, "%llu %s %s %s %s%s%s%s\n", (unsigned long long)leaf->seq, leaf->name, leaf->key,
-		    leaf_state_name(leaf->state), type ? type->text : "-", leaf->p2p ? " p2p" : "",
+		    dump_leaf_state_name(leaf->state), type ? type->text : "-", leaf->p2p ? " p2p" : "",
 		    leaf->data_name ? " file=" : "", leaf->data_name ? leaf->data_name : "");
 	(void)d;
 	return 0;

@@ -3,24 +3,25 @@
  * of probe's own CSVs (mstable.h), and control characters for a terminal (textesc.h).
  */
 #include "tap.h"
-#include "../../lib/msprobe/mstable.h"
+#include "../../lib/msprobe/mscsv.h"
+#include "../../lib/msprobe/pyfmt.h"
 #include "../../lib/core/textesc.h"
 
 static void check_float(const char *s, bool want)
 {
-	ok(py_float_text(s, strlen(s)) == want, "float(%s) %s", s, want ? "is a number" : "raises ValueError");
+	ok(pyfmt_float_accepts(s, strlen(s)) == want, "float(%s) %s", s, want ? "is a number" : "raises ValueError");
 }
 
 static void check_refused(const char *s, bool special, bool refused)
 {
-	ok(ms_special(s, strlen(s)) == special && ms_cell_refused(s) == refused, "[%s]: %s while parsing, %s in a cell",
+	ok(mscsv_special(s, strlen(s)) == special && mscsv_refused(s) == refused, "[%s]: %s while parsing, %s in a cell",
 	   s, special ? "refused" : "passes", refused ? "refused" : "passes");
 }
 
 static void check_neutralise(const char *cell, const char *want)
 {
 	struct strbuf out = STRBUF_INIT;
-	bool changed = csv_neutralise(cell, &out);
+	bool changed = mscsv_neutralise(cell, &out);
 	is_str(changed ? out.buf : cell, want, cell);
 	ok(changed == !!strcmp(cell, want), "[%s] %s", cell, changed ? "changed" : "as it was");
 	strbuf_release(&out);

@@ -48,7 +48,7 @@ static void discover(const char *rel, struct strbuf *out)
 				    (long long)list.v[i].rank, (long long)list.v[i].step,
 				    list.v[i].debug ? " debug" : "");
 	}
-	dump_list_release(&list);
+	layout_release(&list);
 	strbuf_release(&err);
 }
 

@@ -5,7 +5,7 @@
 static void check_parse(const char *name, enum entry_dir dir, enum entry_layout layout, const char *base)
 {
 	struct entry_name en;
-	entry_name_parse(name, strlen(name), &en);
+	naming_parse_entry(name, strlen(name), &en);
 	ok(en.dir == dir && en.layout == layout && en.base_len == strlen(base) &&
 	   !strncmp(name, base, en.base_len),
 	   "%s: direction %d, layout %d, base \"%s\"", name, dir, layout, base);
@@ -21,19 +21,19 @@ static void check_keys(const char *const *entries, const char *suffix, const cha
 	for (size_t i = 0; entries[i]; i++) {
 		struct entry_name en;
 		uint64_t order;
-		entry_name_parse(entries[i], strlen(entries[i]), &en);
-		order = backward_counter_next(&bc, entries[i], &en);
+		naming_parse_entry(entries[i], strlen(entries[i]), &en);
+		order = naming_backward_next(&bc, entries[i], &en);
 		strbuf_reset(&row);
 		strbuf_addstr(&row, entries[i]);
 		strbuf_addstr(&row, suffix);
-		compare_key(&key, entries[i], &en, row.buf, order, renumber);
+		naming_compare_key(&key, entries[i], &en, row.buf, order, renumber);
 		if (strcmp(key.buf, want[i])) {
 			diag("%s: key of %s is %s, want %s", what, row.buf, key.buf, want[i]);
 			all = false;
 		}
 	}
 	ok(all, "%s", what);
-	backward_counter_release(&bc);
+	naming_backward_release(&bc);
 	strbuf_release(&key);
 	strbuf_release(&row);
 }
@@ -86,8 +86,8 @@ int main(void)
 	/* the row name need not start with the entry (data_name rows): every occurrence is removed */
 	struct entry_name en;
 	struct strbuf key = STRBUF_INIT;
-	entry_name_parse("Functional.linear.3.backward", 28, &en);
-	compare_key(&key, "Functional.linear.3.backward", &en, "Functional.linear.3.backward.output.0", 0, true);
+	naming_parse_entry("Functional.linear.3.backward", 28, &en);
+	naming_compare_key(&key, "Functional.linear.3.backward", &en, "Functional.linear.3.backward.output.0", 0, true);
 	is_str(key.buf, "Functional.linear.0.backward.output.0", "suffix = row name without the entry name");
 	strbuf_release(&key);
 	return done_testing();

@@ -21,7 +21,7 @@ static void repr_of(const char *json, size_t len, unsigned flags, struct strbuf 
 	struct pyval *v = pyval_from_text(json, len, flags, &a);
 	strbuf_reset(out);
 	if (v)
-		py_repr(out, v);
+		pyval_repr(out, v);
 	else
 		strbuf_addstr(out, "NULL");
 	arena_release(&a);
@@ -110,7 +110,7 @@ static void check_depth(void)
 		   objects ? "objects" : "arrays", (double)(clock() - t0) / CLOCKS_PER_SEC);
 	}
 
-	/* a value of 10,000 levels prints and compares (py_repr and py_eq recurse that deep) */
+	/* a value of 10,000 levels prints and compares (pyval_repr and pyval_eq recurse that deep) */
 	{
 		struct arena a = ARENA_INIT;
 		struct strbuf out = STRBUF_INIT;
@@ -119,8 +119,8 @@ static void check_depth(void)
 		x = pyval_from_text(s, len, 0, &a);
 		y = pyval_from_text(s, len, 0, &a);
 		if (x && y) {
-			py_repr(&out, x);
-			ok(out.len == len && py_eq(x, y), "a value at the depth limit prints and compares");
+			pyval_repr(&out, x);
+			ok(out.len == len && pyval_eq(x, y), "a value at the depth limit prints and compares");
 		} else {
 			ok(false, "a value at the depth limit prints and compares");
 		}

@@ -627,7 +627,7 @@ static void write_fault_file(const char *path, enum dtype d, bool strided, unsig
 	struct strbuf err = STRBUF_INIT;
 	for (size_t i = 0; i < FAULT_N * size; i++)
 		data[i] = (unsigned char)((i * 131 + seed) >> 3);
-	if (tensor_write_pt(path, &src, &opt, &err))
+	if (tensorw_pt(path, &src, &opt, &err))
 		diag("%s", err.buf);
 	free(data);
 	strbuf_release(&err);
@@ -722,7 +722,7 @@ static void check_shrinking_files(void)
 		pthread_t cutter;
 		int rc = 0;
 		snprintf(path, sizeof(path), "%s/shrink-open.pt", tmpdir);
-		if (tensor_write_pt(path, &src, &opt, &err) == 0 && pthread_create(&cutter, NULL, truncate_when_mapped, path) == 0) {
+		if (tensorw_pt(path, &src, &opt, &err) == 0 && pthread_create(&cutter, NULL, truncate_when_mapped, path) == 0) {
 			rc = tensor_open(&t, path, &err);
 			pthread_join(cutter, NULL);
 			ok(rc == -1 && strstr(err.buf, ": the file shrank while it was read"),

@@ -253,7 +253,7 @@ static int write_pt(const char *name, const struct tensor_src *t, enum pt_layout
 {
 	struct strbuf err = STRBUF_INIT;
 	struct pt_options opt = { .layout = layout, .deflate = deflate, .parameter = parameter };
-	int ret = tensor_write_pt(tmp_path(name), t, &opt, &err);
+	int ret = tensorw_pt(tmp_path(name), t, &opt, &err);
 	if (ret)
 		diag("%s", err.buf);
 	strbuf_release(&err);
@@ -503,7 +503,7 @@ static int write_npy(const char *name, const struct tensor_src *t, int version, 
 		     struct strbuf *err)
 {
 	struct npy_options opt = { .version = version, .fortran_order = fortran, .big_endian = big };
-	return tensor_write_npy(tmp_path(name), t, &opt, err);
+	return tensorw_npy(tmp_path(name), t, &opt, err);
 }
 
 /*
@@ -602,25 +602,25 @@ static void test_errors(void)
 	struct strbuf want = STRBUF_INIT;
 
 	strbuf_addf(&want, "%s: the view reaches element 4 of a storage of 4", tmp_path("beyond.pt"));
-	ok(tensor_write_pt(tmp_path("beyond.pt"), &beyond, &pt, &err) < 0, "a view beyond its storage is refused");
+	ok(tensorw_pt(tmp_path("beyond.pt"), &beyond, &pt, &err) < 0, "a view beyond its storage is refused");
 	is_str(err.buf, want.buf, "... with the path and the reason");
 	ok(access(tmp_path("beyond.pt"), F_OK) < 0, "... and no file");
 
 	strbuf_reset(&err);
 	strbuf_reset(&want);
 	strbuf_addf(&want, "%s: cannot create", tmp_path("no/such/dir.pt"));
-	int failed = tensor_write_pt(tmp_path("no/such/dir.pt"), &fine, &pt, &err) < 0;
+	int failed = tensorw_pt(tmp_path("no/such/dir.pt"), &fine, &pt, &err) < 0;
 	ok(failed && !strncmp(err.buf, want.buf, want.len), "a missing directory: %s", err.buf);
 
 	strbuf_reset(&err);
-	ok(tensor_write_pt(tmp_path(".pt"), &fine, &pt, &err) < 0 && strstr(err.buf, "no file name"),
+	ok(tensorw_pt(tmp_path(".pt"), &fine, &pt, &err) < 0 && strstr(err.buf, "no file name"),
 	   "a file name without a stem is refused (torch names the archive after it)");
 
 	/* the temporary is renamed over an existing file: an old file is replaced whole */
 	FILE *old = fopen(tmp_path("old.pt"), "w");
 	fputs("old", old);
 	fclose(old);
-	ok(!tensor_write_pt(tmp_path("old.pt"), &fine, &pt, &err), "an existing file is replaced");
+	ok(!tensorw_pt(tmp_path("old.pt"), &fine, &pt, &err), "an existing file is replaced");
 	strbuf_release(&err);
 	strbuf_release(&want);
 }
