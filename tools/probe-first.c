@@ -51,12 +51,12 @@ int main(int argc, char **argv)
 {
 	struct first_options fo = { .n = 1 };
 	struct strbuf out = STRBUF_INIT, err = STRBUF_INIT;
-	struct line_reader lr;
+	struct line_reader *lr;
+	struct line_sink sink;
 	struct first_stream *f;
-	const char *arg, *line, *input;
+	const char *arg, *input;
 	bool text = false, msprobe = false;
 	const char *where = NULL;
-	size_t len;
 	int c, first, r;
 
 	msg_set_progname(argv[0]);
@@ -110,26 +110,16 @@ int main(int argc, char **argv)
 	if (msprobe && text)
 		opt_usage_error(&spec, "--msprobe writes msprobe's JSON: --format does not apply");
 	progress_start(progress_size(input));
-	if (line_reader_open(&lr, input) < 0)
-		die("%s", lr.err.buf);
+	if (!(lr = line_reader_open(input, &err)))
+		die("%s", err.buf);
 
 	fo.msprobe = msprobe;
 	f = first_new(&fo);
-	while ((r = line_reader_next(&lr, &line, &len)) == 1)
-		if (first_add(f, line, len, &err) < 0) {
-			line_reader_fail(&lr, "%s", err.buf);
-			r = -1;
-			break;
-		}
-	if (r == 0 && first_finish(f, &err) < 0) {
-		strbuf_reset(&lr.err);
-		strbuf_addf(&lr.err, "%s: %s", line_reader_name(&lr), err.buf);
-		r = -1;
-	}
-	if (r < 0) {
+	sink = first_sink(f);
+	if (line_reader_feed(lr, &sink, NULL, &err) < 0) {
 		first_free(f);
 		jqsel_free(fo.where);
-		die("%s", lr.err.buf);
+		die("%s", err.buf);
 	}
 
 	/* everything is decided before the first byte goes out: no partial answer */
@@ -144,7 +134,7 @@ int main(int argc, char **argv)
 	output_flush_strbuf(&out, 0);
 	progress_end();
 	output_close();
-	line_reader_close(&lr);
+	line_reader_close(lr);
 	first_free(f);
 	jqsel_free(fo.where);
 	strbuf_release(&out);

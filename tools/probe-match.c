@@ -61,12 +61,12 @@ int main(int argc, char **argv)
 	struct match_options mo = { 0 };
 	struct yamlmap data_map = YAMLMAP_INIT, cell_map = YAMLMAP_INIT;
 	struct strbuf out = STRBUF_INIT, err = STRBUF_INIT;
-	struct line_reader lr;
+	struct line_reader *lr;
+	struct line_sink sink;
 	struct matcher *m;
-	const char *arg, *target = "-", *line;
+	const char *arg, *target = "-";
 	bool verbose = false;
-	size_t len;
-	int c, first, r;
+	int c, first;
 
 	msg_set_progname(argv[0]);
 	if (hint_msprobe_compare(argc, argv, &err))
@@ -120,27 +120,13 @@ int main(int argc, char **argv)
 	progress_start(0);
 	if (matcher_load_golden(m, argv[0], &err) < 0)
 		die("%s", err.buf);
-	if (line_reader_open(&lr, target) < 0)
-		die("%s", lr.err.buf);
+	if (!(lr = line_reader_open(target, &err)))
+		die("%s", err.buf);
 
+	sink = matcher_sink(m);
 	output_init();
 	output_mark_incomplete_on_die();
-	while ((r = line_reader_next(&lr, &line, &len)) == 1) {
-		int got = matcher_add_target(m, line, len, &out, &err);
-		if (got < 0) {
-			output_flush_strbuf(&out, 0);
-			if (got == MATCH_GOLDEN_FAILED)
-				die("%s", err.buf);
-			line_reader_fail(&lr, "%s", err.buf);
-			die("%s", lr.err.buf);
-		}
-		output_flush_strbuf(&out, 1 << 16);
-	}
-	if (r < 0) {
-		output_flush_strbuf(&out, 0);
-		die("%s", lr.err.buf);
-	}
-	if (matcher_finish(m, &out, &err) < 0) {
+	if (line_reader_feed(lr, &sink, &out, &err) < 0) {
 		output_flush_strbuf(&out, 0);
 		die("%s", err.buf);
 	}
@@ -160,7 +146,7 @@ int main(int argc, char **argv)
 		text_escape_tail(&out, 0, TEXT_KEEP_NL | TEXT_KEEP_TAB); /* names from the dumps, for a terminal */
 		fputs(out.buf, stderr);
 	}
-	line_reader_close(&lr);
+	line_reader_close(lr);
 	matcher_free(m);
 	yamlmap_release(&data_map);
 	yamlmap_release(&cell_map);

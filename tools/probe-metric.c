@@ -40,27 +40,17 @@ static const struct tool_spec spec = {
 	.operand_flags = OPT_FILE,
 };
 
-/* What was ready goes out, then the error, with the input line it is about when there is one. */
-static void NORETURN fail(struct line_reader *lr, struct metric_stream *m, struct strbuf *out, struct strbuf *err)
-{
-	uint64_t line = metric_error_line(m);
-	output_flush_strbuf(out, 0);
-	if (line)
-		die("%s:%llu: %s", line_reader_name(lr), (unsigned long long)line, err->buf);
-	die("%s", err->buf);
-}
-
 int main(int argc, char **argv)
 {
 	static const enum ms_mode modes[] = { MS_MODE_STATISTICS, MS_MODE_MD5, MS_MODE_TENSOR }; /* --mode's choices, in order */
 	struct metric_options mo = { .output = METRIC_NDJSON };
 	struct strbuf out = STRBUF_INIT, err = STRBUF_INIT;
-	struct line_reader lr;
+	struct line_reader *lr;
+	struct line_sink sink;
 	struct metric_stream *m;
-	const char *arg, *line, *input;
+	const char *arg, *input;
 	bool verbose = false;
-	size_t len;
-	int c, first, r;
+	int c, first;
 
 	msg_set_progname(argv[0]);
 	while ((c = opt_next(&spec, argc, argv, &arg, &first)) != -1) {
@@ -107,28 +97,23 @@ int main(int argc, char **argv)
 	argv += first;
 	input = opt_input_operand(&spec, argc, argv, "pair records");
 	progress_start(progress_size(input));
-	if (line_reader_open(&lr, input) < 0)
-		die("%s", lr.err.buf);
+	if (!(lr = line_reader_open(input, &err)))
+		die("%s", err.buf);
 	if (mo.output_dir && access(mo.output_dir, W_OK))
 		die_errno("%s: cannot write there", mo.output_dir);
 
+	mo.input_name = line_reader_name(lr);
 	m = metric_new(&mo);
+	sink = metric_sink(m);
 	output_init();
 	if (mo.output == METRIC_NDJSON)
 		output_mark_incomplete_on_die();
 	else if (!mo.output_dir)
 		output_discard_on_failure();
-	while ((r = line_reader_next(&lr, &line, &len)) == 1) {
-		if (metric_add(m, line, len, &out, &err) < 0)
-			fail(&lr, m, &out, &err);
-		output_flush_strbuf(&out, 1 << 16);
-	}
-	if (r < 0) {
+	if (line_reader_feed(lr, &sink, &out, &err) < 0) {
 		output_flush_strbuf(&out, 0);
-		die("%s", lr.err.buf);
+		die("%s", err.buf);
 	}
-	if (metric_finish(m, &out, &err) < 0)
-		fail(&lr, m, &out, &err);
 	output_flush_strbuf(&out, 0);
 	progress_end();
 	output_close();
@@ -142,7 +127,7 @@ int main(int argc, char **argv)
 			(unsigned long long)s->unreadable, (unsigned long long)s->rows,
 			(unsigned long long)s->pass, (unsigned long long)s->warning, (unsigned long long)s->error);
 	}
-	line_reader_close(&lr);
+	line_reader_close(lr);
 	metric_free(m);
 	strbuf_release(&out);
 	strbuf_release(&err);

@@ -121,11 +121,11 @@ int main(int argc, char **argv)
 {
 	struct plot_options po;
 	struct strbuf doc = STRBUF_INIT, err = STRBUF_INIT;
-	struct line_reader lr;
+	struct line_reader *lr;
+	struct line_sink sink;
 	struct plot *p;
-	const char *arg, *line, *input, *output = NULL, *format = NULL, *where = NULL;
-	size_t len;
-	int c, first, r, m;
+	const char *arg, *input, *output = NULL, *format = NULL, *where = NULL;
+	int c, first, m;
 
 	msg_set_progname(argv[0]);
 	plot_options_init(&po);
@@ -198,24 +198,14 @@ int main(int argc, char **argv)
 	po.source = input;
 
 	progress_start(progress_size(input));
-	if (line_reader_open(&lr, input) < 0)
-		die("%s", lr.err.buf);
+	if (!(lr = line_reader_open(input, &err)))
+		die("%s", err.buf);
 	p = plot_new(&po);
-	while ((r = line_reader_next(&lr, &line, &len)) == 1)
-		if (plot_add(p, line, len, &err) < 0) {
-			line_reader_fail(&lr, "%s", err.buf);
-			r = -1;
-			break;
-		}
-	if (r == 0 && plot_finish(p, &err) < 0) {
-		strbuf_reset(&lr.err);
-		strbuf_addf(&lr.err, "%s: %s", line_reader_name(&lr), err.buf);
-		r = -1;
-	}
-	if (r < 0) {
+	sink = plot_sink(p);
+	if (line_reader_feed(lr, &sink, NULL, &err) < 0) {
 		plot_free(p);
 		jqsel_free(po.first.where);
-		die("%s", lr.err.buf);
+		die("%s", err.buf);
 	}
 	progress_end();
 
@@ -232,7 +222,7 @@ int main(int argc, char **argv)
 		output_write(doc.buf, doc.len);
 		output_close();
 	}
-	line_reader_close(&lr);
+	line_reader_close(lr);
 	plot_free(p);
 	jqsel_free(po.first.where);
 	strbuf_release(&doc);

@@ -40,13 +40,13 @@ int main(int argc, char **argv)
 {
 	struct attach_options ao = { 0 };
 	struct strbuf out = STRBUF_INIT, err = STRBUF_INIT;
-	struct line_reader lr;
+	struct line_reader *lr;
+	struct line_sink sink;
 	struct attacher *a;
 	const char **framework = NULL;
 	size_t nframework = 0, alloc = 0;
-	const char *arg, *line, *input;
+	const char *arg, *input;
 	bool text = false;
-	size_t len;
 	int c, first, r;
 
 	msg_set_progname(argv[0]);
@@ -81,27 +81,19 @@ int main(int argc, char **argv)
 	input = opt_input_operand(&spec, argc, argv, "records");
 	ao.framework = framework;
 	ao.nframework = nframework;
-	if (line_reader_open(&lr, input) < 0)
-		die("%s", lr.err.buf);
+	if (!(lr = line_reader_open(input, &err)))
+		die("%s", err.buf);
 
 	a = attach_new(&ao);
+	sink = attach_sink(a, text);
 	output_init();
 	output_mark_incomplete_on_die();
-	while ((r = line_reader_next(&lr, &line, &len)) == 1) {
-		int got = text ? attach_record_text(a, line, len, &out, &err) : attach_record(a, line, len, &out, &err);
-		if (got < 0) {
-			output_flush_strbuf(&out, 0);
-			if (got == -2)
-				line_reader_fail(&lr, "%s", err.buf);
-			die("%s", got == -2 ? lr.err.buf : err.buf);
-		}
-		output_flush_strbuf(&out, 1 << 16);
-	}
+	r = line_reader_feed(lr, &sink, &out, &err);
 	output_flush_strbuf(&out, 0);
 	if (r < 0)
-		die("%s", lr.err.buf);
+		die("%s", err.buf);
 	output_close();
-	line_reader_close(&lr);
+	line_reader_close(lr);
 	attach_free(a);
 	free(framework);
 	strbuf_release(&out);

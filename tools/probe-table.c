@@ -27,11 +27,11 @@ static const struct tool_spec spec = {
 int main(int argc, char **argv)
 {
 	struct strbuf out = STRBUF_INIT, err = STRBUF_INIT;
-	struct line_reader lr;
+	struct line_reader *lr;
+	struct line_sink sink;
 	struct table_writer *t;
-	const char *arg, *line, *input, *columns = NULL;
-	size_t len;
-	int c, first, r;
+	const char *arg, *input, *columns = NULL;
+	int c, first;
 
 	msg_set_progname(argv[0]);
 	while ((c = opt_next(&spec, argc, argv, &arg, &first)) != -1)
@@ -40,30 +40,19 @@ int main(int argc, char **argv)
 	argc -= first;
 	argv += first;
 	input = opt_input_operand(&spec, argc, argv, "objects");
-	if (line_reader_open(&lr, input) < 0)
-		die("%s", lr.err.buf);
+	if (!(lr = line_reader_open(input, &err)))
+		die("%s", err.buf);
 	t = table_new(columns);
+	sink = table_sink(t);
 	output_init();
 	output_discard_on_failure();
-	while ((r = line_reader_next(&lr, &line, &len)) == 1) {
-		if (table_add(t, line, len, &out, &err) < 0) {
-			line_reader_fail(&lr, "%s", err.buf);
-			table_free(t);
-			die("%s", lr.err.buf);
-		}
-		output_flush_strbuf(&out, 1 << 16);
-	}
-	if (r < 0) {
+	if (line_reader_feed(lr, &sink, &out, &err) < 0) {
 		table_free(t);
-		die("%s", lr.err.buf); /* it names the input and the line */
-	}
-	if (table_finish(t, &out, &err) < 0) {
-		table_free(t);
-		die("%s: %s", line_reader_name(&lr), err.buf);
+		die("%s", err.buf); /* it names the input and the line */
 	}
 	output_flush_strbuf(&out, 0);
 	output_close();
-	line_reader_close(&lr);
+	line_reader_close(lr);
 	table_free(t);
 	strbuf_release(&out);
 	strbuf_release(&err);

@@ -242,14 +242,14 @@ static int check_object(const char *line, size_t len, struct strbuf *err)
 	int got;
 	if (rs_begin(&it, line, len) < 0) {
 		strbuf_addstr(err, "not a JSON object");
-		return -2;
+		return PROBE_ERR_LINE;
 	}
 	while ((got = rs_next(&it, &key, &value)) == 1)
 		;
 	if (got < 0) {
 		strbuf_addf(err, "not a JSON object: %s (at byte %zu)", it.error ? it.error : "malformed",
 			    it.error_at + 1);
-		return -2;
+		return PROBE_ERR_LINE;
 	}
 	return 0;
 }
@@ -262,7 +262,7 @@ int attach_record(struct attacher *a, const char *line, size_t len, struct strbu
 	size_t close;
 
 	if (!r && check_object(line, len, err) < 0)
-		return -2;
+		return PROBE_ERR_LINE;
 	if (!r || r->f[LF_STACK].kind != SPAN_NONE || r->f[LF_DUMP].kind != SPAN_STRING) {
 		/* nothing to attach to, already attached, or no dump to find the files by */
 		strbuf_add(out, line, len);
@@ -273,7 +273,7 @@ int attach_record(struct attacher *a, const char *line, size_t len, struct strbu
 	leafrec_str(r, LF_ENTRY, &a->name);
 	strbuf_reset(&a->extra);
 	if (attachments(a, a->scratch.buf, a->name.buf, &a->extra, err) < 0)
-		return -1; /* nothing of this record written */
+		return PROBE_ERR; /* nothing of this record written: err names the stack or construct file */
 	close = (size_t)(r->text + r->len - 1 - line); /* the leaf's closing brace */
 	strbuf_add(out, line, close);
 	strbuf_addbuf(out, &a->extra);
@@ -292,7 +292,7 @@ int attach_record_text(struct attacher *a, const char *line, size_t len, struct 
 	const struct stack *s = NULL;
 
 	if (!r && check_object(line, len, err) < 0)
-		return -2;
+		return PROBE_ERR_LINE;
 	if (!r || r->f[LF_DUMP].kind != SPAN_STRING)
 		return 0;
 	leafrec_str(r, LF_DUMP, &a->scratch);
@@ -301,7 +301,7 @@ int attach_record_text(struct attacher *a, const char *line, size_t len, struct 
 	if (sources_of(a, a->scratch.buf, &src, err) < 0) {
 		strbuf_release(&extra);
 		strbuf_release(&name);
-		return -1;
+		return PROBE_ERR;
 	}
 	if (src->stacks) {
 		s = stack_map_get(src->stacks, a->name.buf, a->name.len);
@@ -331,4 +331,19 @@ int attach_record_text(struct attacher *a, const char *line, size_t len, struct 
 	strbuf_release(&extra);
 	strbuf_release(&name);
 	return 0;
+}
+
+static int sink_add_record(void *a, const char *line, size_t len, struct strbuf *out, struct strbuf *err)
+{
+	return attach_record(a, line, len, out, err);
+}
+
+static int sink_add_text(void *a, const char *line, size_t len, struct strbuf *out, struct strbuf *err)
+{
+	return attach_record_text(a, line, len, out, err);
+}
+
+struct line_sink attach_sink(struct attacher *a, bool text)
+{
+	return (struct line_sink){ .ctx = a, .add = text ? sink_add_text : sink_add_record };
 }

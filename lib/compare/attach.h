@@ -30,6 +30,7 @@
 #define PROBE_ATTACH_H
 
 #include "../core/strbuf.h"
+#include "../records/lines.h"
 
 struct attach_options {
 	bool golden;                /* the "g" leaf of pairs instead of "t" */
@@ -47,13 +48,16 @@ struct attacher *attach_new(const struct attach_options *opts);
 void attach_free(struct attacher *a);
 
 /*
- * One record (a line without its newline) to out, with its newline.  0; -1 with the
- * reason in err; -2 when the record itself is not a JSON object (err says what and at
- * which byte; the caller adds where the line is).
+ * One record (a line without its newline) to out, with its newline.  0;
+ * PROBE_ERR_LINE (msg.h) when the record itself is not a JSON object;
+ * PROBE_ERR when a stack or construct file is unreadable (err names it).
  */
 int attach_record(struct attacher *a, const char *line, size_t len, struct strbuf *out, struct strbuf *err);
 
 /* For people: one line per record with a leaf, "entry: file:line in function: code". */
 int attach_record_text(struct attacher *a, const char *line, size_t len, struct strbuf *out, struct strbuf *err);
+
+/* attach_record(), or attach_record_text() when text, as the sink of line_reader_feed() (lines.h). */
+struct line_sink attach_sink(struct attacher *a, bool text);
 
 #endif

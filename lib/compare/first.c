@@ -828,7 +828,7 @@ static int add_leaf(struct first_stream *f, const char *line, size_t len, struct
 
 int first_add(struct first_stream *f, const char *line, size_t len, struct strbuf *err)
 {
-	return f->opts.nonfinite ? add_leaf(f, line, len, err) : add_pair(f, line, len, err);
+	return (f->opts.nonfinite ? add_leaf(f, line, len, err) : add_pair(f, line, len, err)) < 0 ? PROBE_ERR_LINE : 0;
 }
 
 /* ---- across ranks -------------------------------------------------------------- */
@@ -866,7 +866,7 @@ static void decide_starters(struct first_stream *f)
 	}
 }
 
-int first_finish(struct first_stream *f, struct strbuf *err)
+static int finish_ranks(struct first_stream *f, struct strbuf *err)
 {
 	uint64_t pairs = 0, matched = 0, unreadable = 0, leaves = 0;
 	for (size_t i = 0; i < f->nranks; i++) {
@@ -908,6 +908,11 @@ int first_finish(struct first_stream *f, struct strbuf *err)
 	}
 	decide_starters(f);
 	return 0;
+}
+
+int first_finish(struct first_stream *f, struct strbuf *err)
+{
+	return finish_ranks(f, err) < 0 ? PROBE_ERR_INPUT : 0;
 }
 
 /* ---- output -------------------------------------------------------------------- */
@@ -1617,4 +1622,19 @@ size_t first_write_msprobe(const struct first_stream *f, struct strbuf *out)
 	strbuf_addstr(out, n ? "\n}\n" : "}\n");
 	free(picks);
 	return n;
+}
+
+static int sink_add(void *f, const char *line, size_t len, struct strbuf *out, struct strbuf *err)
+{
+	return first_add(f, line, len, err);
+}
+
+static int sink_finish(void *f, struct strbuf *out, struct strbuf *err)
+{
+	return first_finish(f, err);
+}
+
+struct line_sink first_sink(struct first_stream *f)
+{
+	return (struct line_sink){ .ctx = f, .add = sink_add, .finish = sink_finish };
 }

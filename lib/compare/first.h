@@ -56,6 +56,7 @@
 
 #include "../core/jqsel.h"
 #include "../core/strbuf.h"
+#include "../records/lines.h"
 #include "tmetric.h"
 
 struct first_options {
@@ -78,17 +79,17 @@ struct first_stream;
 struct first_stream *first_new(const struct first_options *opts);
 void first_free(struct first_stream *f);
 
-/*
- * One record (a line without its newline).  0, or -1 with the reason in err
- * (a record that is not what the mode reads).
- */
+/* One record (a line without its newline).  0, or PROBE_ERR_LINE (msg.h): a record that is not what the mode reads. */
 int first_add(struct first_stream *f, const char *line, size_t len, struct strbuf *err);
 
 /*
- * After the last record: decides the ranks.  -1 with the reason in err
- * when there was nothing to compare (no pairs, or none matched; no leaves).
+ * After the last record: decides the ranks.  PROBE_ERR_INPUT (msg.h) when
+ * there was nothing to compare (no pairs, or none matched; no leaves).
  */
 int first_finish(struct first_stream *f, struct strbuf *err);
+
+/* first_add() and first_finish() as the sink of line_reader_feed() (lines.h). */
+struct line_sink first_sink(struct first_stream *f);
 
 /* Divergences (or culprits) found, after first_finish(). */
 size_t first_found(const struct first_stream *f);

@@ -1,6 +1,7 @@
 #include "match.h"
 #include "alike.h"
 #include "../core/arena.h"
+#include "../core/msg.h"
 #include "../dumps/flatten.h"
 #include "../json/json.h"
 #include "../json/jsonw.h"
@@ -16,6 +17,9 @@
 
 #define XXH_INLINE_ALL
 #include <xxhash.h>
+
+/* Inside this file: the golden side, still loading, turned out broken (err is whole); -1 is about the target line. */
+#define GOLDEN_FAILED (-2)
 
 #define NO_LEAF UINT32_MAX
 
@@ -706,31 +710,20 @@ static bool is_records_file(const char *path)
 	return records;
 }
 
+static int add_golden_line(void *m, const char *line, size_t len, struct strbuf *out, struct strbuf *err)
+{
+	return add_golden(m, line, len, NULL, err) < 0 ? PROBE_ERR_LINE : 0;
+}
+
 static int load_records_file(struct matcher *m, const char *path, struct strbuf *err)
 {
-	struct line_reader lr;
-	const char *line;
-	size_t len;
+	struct line_sink sink = { .ctx = m, .add = add_golden_line };
+	struct line_reader *lr = line_reader_open(path, err);
 	int r;
-	struct strbuf why = STRBUF_INIT;
-
-	if (line_reader_open(&lr, path) < 0) {
-		strbuf_addbuf(err, &lr.err);
-		line_reader_close(&lr);
+	if (!lr)
 		return -1;
-	}
-	while ((r = line_reader_next(&lr, &line, &len)) == 1) {
-		strbuf_reset(&why);
-		if (add_golden(m, line, len, NULL, &why) < 0) {
-			line_reader_fail(&lr, "%s", why.buf);
-			r = -1;
-			break;
-		}
-	}
-	if (r < 0)
-		strbuf_addbuf(err, &lr.err);
-	line_reader_close(&lr);
-	strbuf_release(&why);
+	r = line_reader_feed(lr, &sink, NULL, err);
+	line_reader_close(lr);
 	return r;
 }
 
@@ -839,7 +832,7 @@ static int wait_for_loader(struct matcher *m, struct strbuf *err)
 		pthread_cond_wait(&l->more, &l->lock);
 	if (l->done && l->status < 0) {
 		strbuf_addbuf(err, &l->err);
-		return MATCH_GOLDEN_FAILED;
+		return GOLDEN_FAILED;
 	}
 	return 0;
 }
@@ -971,7 +964,7 @@ static int flush_golden_only(struct matcher *m, struct strbuf *out, struct strbu
 		return 0;
 	while (!m->groups[m->cur.golden].complete)
 		if (wait_for_loader(m, err) < 0)
-			return MATCH_GOLDEN_FAILED;
+			return GOLDEN_FAILED;
 	g = &m->groups[m->cur.golden];
 	for (uint32_t i = g->first; i < g->first + g->count; i++) {
 		struct gleaf *l = &m->leaves[i];
@@ -1013,11 +1006,11 @@ static int find_group(struct matcher *m, int64_t step, int64_t rank, uint32_t *o
 		if (m->load.done)
 			break;
 		if (wait_for_loader(m, err) < 0)
-			return MATCH_GOLDEN_FAILED;
+			return GOLDEN_FAILED;
 	}
 	if (m->load.status < 0) {
 		strbuf_addbuf(err, &m->load.err);
-		return MATCH_GOLDEN_FAILED;
+		return GOLDEN_FAILED;
 	}
 	return pair_group(m, step, rank, out, err);
 }
@@ -1122,7 +1115,7 @@ static ssize_t take_hits(struct matcher *m, int64_t tseq, struct strbuf *err)
 		if (idx != NO_LEAF || m->groups[group].complete)
 			break;
 		if (wait_for_loader(m, err) < 0)
-			return MATCH_GOLDEN_FAILED;
+			return GOLDEN_FAILED;
 	}
 	if (idx != NO_LEAF)
 		m->hint = idx + 1;
@@ -1153,7 +1146,7 @@ static int check_pair(struct matcher *m, const struct leafrec *t, const char *gt
 	return alike_target(m->alike, t, true, full ? &g : NULL, false, err);
 }
 
-int matcher_add_target(struct matcher *m, const char *line, size_t len, struct strbuf *out, struct strbuf *err)
+static int add_target(struct matcher *m, const char *line, size_t len, struct strbuf *out, struct strbuf *err)
 {
 	struct leafrec r;
 	const char *why;
@@ -1215,6 +1208,12 @@ int matcher_add_target(struct matcher *m, const char *line, size_t len, struct s
 	return 0;
 }
 
+int matcher_add_target(struct matcher *m, const char *line, size_t len, struct strbuf *out, struct strbuf *err)
+{
+	int r = add_target(m, line, len, out, err);
+	return r >= 0 ? r : r == GOLDEN_FAILED ? PROBE_ERR : PROBE_ERR_LINE;
+}
+
 int matcher_finish(struct matcher *m, struct strbuf *out, struct strbuf *err)
 {
 	char b[24];
@@ -1250,4 +1249,19 @@ int matcher_finish(struct matcher *m, struct strbuf *out, struct strbuf *err)
 void matcher_explain(const struct matcher *m, struct strbuf *out)
 {
 	alike_explain_all(m->alike, out);
+}
+
+static int sink_add(void *ctx, const char *line, size_t len, struct strbuf *out, struct strbuf *err)
+{
+	return matcher_add_target(ctx, line, len, out, err);
+}
+
+static int sink_finish(void *ctx, struct strbuf *out, struct strbuf *err)
+{
+	return matcher_finish(ctx, out, err);
+}
+
+struct line_sink matcher_sink(struct matcher *ctx)
+{
+	return (struct line_sink){ .ctx = ctx, .add = sink_add, .finish = sink_finish };
 }

@@ -46,6 +46,7 @@
 #define PROBE_MATCH_H
 
 #include "../core/strbuf.h"
+#include "../records/lines.h"
 #include "../core/yamlmap.h"
 
 struct match_options {
@@ -81,11 +82,10 @@ int matcher_load_golden(struct matcher *m, const char *operand, struct strbuf *e
 
 /*
  * One target record (a line, without its newline): the pair records go
- * to out.  Returns 0; -1 with the reason (without position) in err; or
- * MATCH_GOLDEN_FAILED when the golden side, still loading, turned out
- * broken (err then holds the whole message, position included).
+ * to out.  Returns 0; PROBE_ERR_LINE (msg.h) when the line is at fault;
+ * or PROBE_ERR when the golden side, still loading, turned out broken (err
+ * then names the golden file and position).
  */
-#define MATCH_GOLDEN_FAILED (-2)
 int matcher_add_target(struct matcher *m, const char *line, size_t len, struct strbuf *out, struct strbuf *err);
 
 /*
@@ -93,6 +93,9 @@ int matcher_add_target(struct matcher *m, const char *line, size_t len, struct s
  * checks, and the like-for-like check (alike.h: the match-rate guard).
  */
 int matcher_finish(struct matcher *m, struct strbuf *out, struct strbuf *err);
+
+/* matcher_add_target() and matcher_finish() as the sink of line_reader_feed() (lines.h). */
+struct line_sink matcher_sink(struct matcher *ctx);
 
 /* After matcher_finish(): the unmatched and golden-only leaves explained by class, per target rank and step. */
 void matcher_explain(const struct matcher *m, struct strbuf *out);

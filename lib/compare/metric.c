@@ -1578,7 +1578,7 @@ static size_t batch_lines(const struct metric_stream *m)
 	return m->table.mode == MS_MODE_TENSOR ? 1 : BATCH_LINES;
 }
 
-int metric_add(struct metric_stream *m, const char *line, size_t len, struct strbuf *out, struct strbuf *err)
+static int add_line(struct metric_stream *m, const char *line, size_t len, struct strbuf *out, struct strbuf *err)
 {
 	struct batch *b = m->filling;
 	if (!b) {
@@ -1600,12 +1600,26 @@ int metric_add(struct metric_stream *m, const char *line, size_t len, struct str
 	return take_batches(m, false, out, err);
 }
 
-uint64_t metric_error_line(const struct metric_stream *m)
+/* The input line the message is about, when there is one, put before it (msg.h: a whole message). */
+static int whole_message(const struct metric_stream *m, struct strbuf *err)
 {
-	return m->error_line;
+	if (m->error_line) {
+		struct strbuf whole = STRBUF_INIT;
+		strbuf_addf(&whole, "%s:%llu: %s", m->opts.input_name ? m->opts.input_name : "stdin",
+			    (unsigned long long)m->error_line, err->buf);
+		strbuf_reset(err);
+		strbuf_addbuf(err, &whole);
+		strbuf_release(&whole);
+	}
+	return PROBE_ERR;
 }
 
-int metric_finish(struct metric_stream *m, struct strbuf *out, struct strbuf *err)
+int metric_add(struct metric_stream *m, const char *line, size_t len, struct strbuf *out, struct strbuf *err)
+{
+	return add_line(m, line, len, out, err) < 0 ? whole_message(m, err) : 0;
+}
+
+static int finish_stream(struct metric_stream *m, struct strbuf *out, struct strbuf *err)
 {
 	if (m->filling)
 		submit(m);
@@ -1635,4 +1649,24 @@ int metric_finish(struct metric_stream *m, struct strbuf *out, struct strbuf *er
 	if (m->opts.output_dir && name_tables(m, err) < 0)
 		return -1;
 	return 0;
+}
+
+int metric_finish(struct metric_stream *m, struct strbuf *out, struct strbuf *err)
+{
+	return finish_stream(m, out, err) < 0 ? whole_message(m, err) : 0;
+}
+
+static int sink_add(void *ctx, const char *line, size_t len, struct strbuf *out, struct strbuf *err)
+{
+	return metric_add(ctx, line, len, out, err);
+}
+
+static int sink_finish(void *ctx, struct strbuf *out, struct strbuf *err)
+{
+	return metric_finish(ctx, out, err);
+}
+
+struct line_sink metric_sink(struct metric_stream *ctx)
+{
+	return (struct line_sink){ .ctx = ctx, .add = sink_add, .finish = sink_finish };
 }

@@ -46,6 +46,7 @@
 
 #include "../msprobe/mstable.h"
 #include "../core/strbuf.h"
+#include "../records/lines.h"
 #include "verdict.h"
 
 enum metric_output { METRIC_NDJSON, METRIC_CSV };
@@ -60,6 +61,7 @@ struct metric_options {
 	size_t rows_per_file;   /* CSV files: split after this many rows (msprobe: 1,000,000) */
 	int jobs;               /* threads that parse and prepare pairs, the caller's included; <= 1: the caller alone */
 	bool partial;           /* accept a partial comparison (alike.h) */
+	const char *input_name; /* what messages call the input ("NAME:LINE: what"): line_reader_name() */
 };
 
 struct metric_stats {
@@ -75,14 +77,18 @@ void metric_free(struct metric_stream *m);
 /*
  * One pair record (without its newline), copied: it is read later, with
  * others, by a worker thread (opts.jobs > 1) or by this one.  When the line
- * completes a batch, whatever became ready is appended to out.  Returns 0, or -1 with the reason in err; the
- * input line the reason is about (counting the lines given, from 1) is then
- * metric_error_line(), 0 when it is about none.
+ * completes a batch, whatever became ready is appended to out.  Returns 0,
+ * or PROBE_ERR with a whole message (msg.h): the pairs are judged in
+ * batches, later and by other threads, so the line a message is about may
+ * be an earlier one; its position ("NAME:LINE: ", NAME from input_name,
+ * lines counted from 1) is put before the message here.
  */
 int metric_add(struct metric_stream *m, const char *line, size_t len, struct strbuf *out, struct strbuf *err);
-uint64_t metric_error_line(const struct metric_stream *m);
 /* The end of the input: the rest goes to out. */
 int metric_finish(struct metric_stream *m, struct strbuf *out, struct strbuf *err);
+
+/* metric_add() and metric_finish() as the sink of line_reader_feed() (lines.h). */
+struct line_sink metric_sink(struct metric_stream *ctx);
 
 const struct metric_stats *metric_stats(const struct metric_stream *m);
 

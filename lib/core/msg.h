@@ -1,18 +1,47 @@
 /*
- * msg.h: messages, exit status and the error grammar shared by every tool.
+ * msg.h: messages, exit status, and the one error protocol of the library.
  *
  * Messages go to stderr as "probe-xxx: what is wrong", where the subject
  * comes first when there is one: "probe-xxx: FILE:LINE:COL: what is wrong".
- * They start in lower case and carry no final period.
+ * They start in lower case and carry no final period.  warning() prints
+ * "probe-xxx: warning: ..." and goes on; die() prints and exits with
+ * PROBE_TROUBLE.  Everything written to stderr has its control characters
+ * made visible (textesc.h).
  *
- * warning() prints "probe-xxx: warning: ..." and goes on.  die() prints
- * and exits with PROBE_TROUBLE.  Library code returns its errors (-1 or
- * NULL, the message in a struct strbuf the caller gives) and leaves the
- * decision to exit to the tool; die() is called by the tools, by the x*
- * allocators and the arena when memory runs out, by output.c when stdout
- * cannot be written, and by the test-data generator (gendump.c).
- * Everything written to stderr has its control characters made visible
- * (textesc.h).
+ * THE ERROR PROTOCOL.  Every header of lib/ follows it; a header says only
+ * where it departs from it.
+ *
+ *   Failure.  A call that can fail returns an int, 0 (or a count) on
+ *   success and negative on failure, or a pointer, NULL on failure.  The
+ *   message is then in the `struct strbuf *err` the caller passed: one
+ *   line, without the program's name, a newline or a final period.  The
+ *   callee appends to err; the caller owns it (STRBUF_INIT ...
+ *   strbuf_release()) and gives an empty one.
+ *
+ *   Position.  A message names what it is about first: "FILE: what",
+ *   "FILE:LINE: what", "FILE: byte N: what".  The one exception is a call
+ *   fed one record line of a stream it does not own (first_add(),
+ *   attach_record(), matcher_add_target(), ...): it cannot know the
+ *   stream's name or the line's number, so its negative return says what
+ *   the message is about, and line_reader_feed() (lines.h) puts the
+ *   position before it:
+ *
+ *     PROBE_ERR        the message is whole (it is about another file: a
+ *                      stack.json, the golden dump, a tensor file)
+ *     PROBE_ERR_LINE   about the line just given: "NAME:LINE: " goes first
+ *     PROBE_ERR_INPUT  about the stream as a whole (a *_finish() call:
+ *                      nothing to compare): "NAME: " goes first
+ *
+ *   Exit.  Only tools decide to exit.  die() is called by the tools, by
+ *   the x* allocators and the arena when memory runs out (xalloc.h), by
+ *   output.h when stdout cannot be written, and by the test-data
+ *   generator (testdata/), which is a tool's logic and nothing else's.
+ *
+ *   Ownership.  What a call returns stays the callee's (valid until the
+ *   next call on the same object, or its *_free() / *_release()) unless its
+ *   header says the caller owns it.  Every *_new() or *_open() has its
+ *   *_free() or *_close(), which accept NULL.  An object is used by one
+ *   thread at a time unless its header says otherwise.
  */
 #ifndef PROBE_MSG_H
 #define PROBE_MSG_H
@@ -25,6 +54,13 @@ enum probe_status {
 	PROBE_DIFFERENT = 1, /* a divergence was found (probe-first) */
 	PROBE_TROUBLE = 2,  /* usage, unreadable or malformed input, nothing to compare */
 	PROBE_INCOMPLETE = 3, /* probe-first: no divergence in what was compared, but not everything was */
+};
+
+/* The negative returns of the protocol above. */
+enum probe_err {
+	PROBE_ERR = -1,
+	PROBE_ERR_LINE = -2,
+	PROBE_ERR_INPUT = -3,
 };
 
 /* Set once by main(); used as the prefix of every message. */

@@ -1,6 +1,7 @@
 #include "table.h"
 #include "mscsv.h"
 #include "../json/recscan.h"
+#include "../core/msg.h"
 #include "../core/xalloc.h"
 
 struct table_writer {
@@ -90,7 +91,7 @@ static int bad_string(struct strbuf *err, const char *line, const struct span *s
 	return -1;
 }
 
-int table_add(struct table_writer *t, const char *line, size_t len, struct strbuf *out, struct strbuf *err)
+static int add_row(struct table_writer *t, const char *line, size_t len, struct strbuf *out, struct strbuf *err)
 {
 	struct rs_iter it;
 	struct span k, v;
@@ -149,7 +150,12 @@ int table_add(struct table_writer *t, const char *line, size_t len, struct strbu
 	return 0;
 }
 
-int table_finish(struct table_writer *t, struct strbuf *out, struct strbuf *err)
+int table_add(struct table_writer *t, const char *line, size_t len, struct strbuf *out, struct strbuf *err)
+{
+	return add_row(t, line, len, out, err) < 0 ? PROBE_ERR_LINE : 0;
+}
+
+static int finish_table(struct table_writer *t, struct strbuf *out, struct strbuf *err)
 {
 	(void)out;
 	if (!t->rows) {
@@ -157,4 +163,24 @@ int table_finish(struct table_writer *t, struct strbuf *out, struct strbuf *err)
 		return -1;
 	}
 	return 0;
+}
+
+int table_finish(struct table_writer *t, struct strbuf *out, struct strbuf *err)
+{
+	return finish_table(t, out, err) < 0 ? PROBE_ERR_INPUT : 0;
+}
+
+static int sink_add(void *ctx, const char *line, size_t len, struct strbuf *out, struct strbuf *err)
+{
+	return table_add(ctx, line, len, out, err);
+}
+
+static int sink_finish(void *ctx, struct strbuf *out, struct strbuf *err)
+{
+	return table_finish(ctx, out, err);
+}
+
+struct line_sink table_sink(struct table_writer *ctx)
+{
+	return (struct line_sink){ .ctx = ctx, .add = sink_add, .finish = sink_finish };
 }

@@ -17,6 +17,7 @@
 #define PROBE_TABLE_H
 
 #include "../core/strbuf.h"
+#include "../records/lines.h"
 
 struct table_writer;
 
@@ -24,9 +25,12 @@ struct table_writer;
 struct table_writer *table_new(const char *columns);
 void table_free(struct table_writer *t);
 
-/* One object (a line); the header goes before the first row.  0, or -1 with the reason in err. */
+/* One object (a line); the header goes before the first row.  0, or PROBE_ERR_LINE (msg.h). */
 int table_add(struct table_writer *t, const char *line, size_t len, struct strbuf *out, struct strbuf *err);
-/* -1 with the reason in err when there were no rows. */
+/* PROBE_ERR_INPUT (msg.h) when there were no rows. */
 int table_finish(struct table_writer *t, struct strbuf *out, struct strbuf *err);
+
+/* table_add() and table_finish() as the sink of line_reader_feed() (lines.h). */
+struct line_sink table_sink(struct table_writer *ctx);
 
 #endif

@@ -1,6 +1,7 @@
 #include "plotmodel.h"
 #include "../dumps/layout.h"
 #include "../records/pair.h"
+#include "../core/msg.h"
 #include "../core/xalloc.h"
 
 #include <math.h>
@@ -440,7 +441,7 @@ static void keep_row(struct plot *p, const struct pair *pr, const struct plot_po
 	r->chain = pt->chain;
 }
 
-int plot_add(struct plot *p, const char *line, size_t len, struct strbuf *err)
+static int add_record(struct plot *p, const char *line, size_t len, struct strbuf *err)
 {
 	struct pair pr;
 	struct plot_rank *r;
@@ -503,6 +504,11 @@ int plot_add(struct plot *p, const char *line, size_t len, struct strbuf *err)
 	ALLOC_GROW(r->v, r->n + 1, r->alloc);
 	r->v[r->n++] = pt;
 	return 0;
+}
+
+int plot_add(struct plot *p, const char *line, size_t len, struct strbuf *err)
+{
+	return add_record(p, line, len, err) < 0 ? PROBE_ERR_LINE : 0;
 }
 
 /* ---- the model ------------------------------------------------------------------ */
@@ -992,7 +998,7 @@ static void marks_where(struct plot *p)
 		}
 }
 
-int plot_finish(struct plot *p, struct strbuf *err)
+static int finish_plot(struct plot *p, struct strbuf *err)
 {
 	size_t points = 0;
 	if (first_finish(p->first_div, err) < 0) {
@@ -1037,4 +1043,24 @@ int plot_finish(struct plot *p, struct strbuf *err)
 	aggregate(p);
 	place_marks(p);
 	return 0;
+}
+
+int plot_finish(struct plot *p, struct strbuf *err)
+{
+	return finish_plot(p, err) < 0 ? PROBE_ERR_INPUT : 0;
+}
+
+static int sink_add(void *ctx, const char *line, size_t len, struct strbuf *out, struct strbuf *err)
+{
+	return plot_add(ctx, line, len, err);
+}
+
+static int sink_finish(void *ctx, struct strbuf *out, struct strbuf *err)
+{
+	return plot_finish(ctx, err);
+}
+
+struct line_sink plot_sink(struct plot *ctx)
+{
+	return (struct line_sink){ .ctx = ctx, .add = sink_add, .finish = sink_finish };
 }

@@ -26,6 +26,7 @@
 
 #include "../compare/first.h"
 #include "../core/strbuf.h"
+#include "../records/lines.h"
 
 enum plot_metric {
 	PLOT_AUTO,     /* max_rel for tensor comparisons, rel for statistics, md5 when that is all there is */
@@ -63,15 +64,18 @@ struct plot;
 struct plot *plot_new(const struct plot_options *o);
 void plot_free(struct plot *p);
 
-/* One record (a line without its newline).  0, or -1 with the reason in err (not a metric record). */
+/* One record (a line without its newline).  0, or PROBE_ERR_LINE (msg.h): not a metric record. */
 int plot_add(struct plot *p, const char *line, size_t len, struct strbuf *err);
 
 /*
- * After the last record: the marks and the model.  -1 with the reason in
- * err when there is nothing to draw (no pairs, none matched, nothing of the
+ * After the last record: the marks and the model.  PROBE_ERR_INPUT (msg.h)
+ * when there is nothing to draw (no pairs, none matched, nothing of the
  * chosen metric, nothing in the ranks or the range asked for).
  */
 int plot_finish(struct plot *p, struct strbuf *err);
+
+/* plot_add() and plot_finish() as the sink of line_reader_feed() (lines.h). */
+struct line_sink plot_sink(struct plot *ctx);
 
 /* The picture as a standalone SVG document, after plot_finish(). */
 void plot_write_svg(const struct plot *p, struct strbuf *out);

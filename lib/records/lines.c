@@ -1,9 +1,21 @@
 #include "lines.h"
 #include "errorrec.h"
+#include "output.h"
+#include "../core/msg.h"
 #include "../json/recscan.h"
 #include "../core/xalloc.h"
 
 #define LINES_DEFAULT_CAP (128 << 10)
+
+struct line_reader {
+	struct source *src;
+	char *buf;
+	size_t cap, start, end;
+	bool eof;
+	size_t max;        /* the longest line accepted, in bytes */
+	uint64_t lineno;   /* of the last line handed out, from 1 */
+	struct strbuf err; /* "NAME:LINE: what" after an error */
+};
 
 static bool all_blank(const char *p, size_t n)
 {
@@ -46,27 +58,32 @@ too_large:
 	return -1;
 }
 
-int line_reader_open(struct line_reader *lr, const char *path)
+struct line_reader *line_reader_open(const char *path, struct strbuf *err)
 {
-	memset(lr, 0, sizeof(*lr));
+	struct line_reader *lr = xcalloc(1, sizeof(*lr));
 	strbuf_init(&lr->err, 0);
-	if (line_reader_limit(&lr->max, &lr->err) < 0)
-		return -1;
-	lr->src = source_open(path, &lr->err);
-	if (!lr->src)
-		return -1;
+	if (line_reader_limit(&lr->max, err) < 0 || !(lr->src = source_open(path, err))) {
+		line_reader_close(lr);
+		return NULL;
+	}
 	lr->cap = LINES_DEFAULT_CAP < lr->max + 2 ? LINES_DEFAULT_CAP : lr->max + 2;
 	lr->buf = xmalloc(lr->cap);
-	return 0;
+	return lr;
 }
 
 void line_reader_close(struct line_reader *lr)
 {
+	if (!lr)
+		return;
 	source_close(lr->src);
 	free(lr->buf);
 	strbuf_release(&lr->err);
-	lr->src = NULL;
-	lr->buf = NULL;
+	free(lr);
+}
+
+const char *line_reader_error(const struct line_reader *lr)
+{
+	return lr->err.buf;
 }
 
 const char *line_reader_name(const struct line_reader *lr)
@@ -171,4 +188,36 @@ int line_reader_next(struct line_reader *lr, const char **line, size_t *len)
 		}
 		scanned += lr->start;
 	}
+}
+
+int line_reader_feed(struct line_reader *lr, const struct line_sink *sink, struct strbuf *out, struct strbuf *err)
+{
+	const char *line;
+	size_t len;
+	int r, got = 0;
+	while ((r = line_reader_next(lr, &line, &len)) == 1) {
+		if ((got = sink->add(sink->ctx, line, len, out, err)) < 0)
+			break;
+		if (out)
+			output_flush_strbuf(out, 1 << 16);
+	}
+	if (r < 0) {
+		strbuf_addstr(err, lr->err.buf);
+		return -1;
+	}
+	if (got >= 0 && sink->finish)
+		got = sink->finish(sink->ctx, out, err);
+	if (got >= 0)
+		return 0;
+	if (got == PROBE_ERR_LINE || got == PROBE_ERR_INPUT) {
+		struct strbuf whole = STRBUF_INIT;
+		if (got == PROBE_ERR_LINE)
+			strbuf_addf(&whole, "%s:%llu: %s", line_reader_name(lr), (unsigned long long)lr->lineno, err->buf);
+		else
+			strbuf_addf(&whole, "%s: %s", line_reader_name(lr), err->buf);
+		strbuf_reset(err);
+		strbuf_addbuf(err, &whole);
+		strbuf_release(&whole);
+	}
+	return -1;
 }

@@ -25,15 +25,7 @@
 #include "../core/source.h"
 #include "../core/strbuf.h"
 
-struct line_reader {
-	struct source *src;
-	char *buf;
-	size_t cap, start, end;
-	bool eof;
-	size_t max;        /* the longest line accepted, in bytes */
-	uint64_t lineno;   /* of the last line handed out, from 1 */
-	struct strbuf err; /* "NAME:LINE: what" after an error */
-};
+struct line_reader; /* private: lines.c */
 
 /*
  * The longest record line the tools accept: LINE_MAX_DEFAULT, or the
@@ -44,14 +36,33 @@ struct line_reader {
 #define LINE_MAX_DEFAULT ((size_t)64 << 20)
 int line_reader_limit(size_t *max, struct strbuf *err);
 
-/* path "-" is stdin.  Returns 0, or -1 with the reason in lr->err (also a PROBE_MAX_LINE that is not a size). */
-int line_reader_open(struct line_reader *lr, const char *path);
-/* 1: a line in *line and *len; 0: the end; -1: error (lr->err).  Otherwise than 1, *line is NULL and *len 0. */
+/* path "-" is stdin.  NULL with the reason in err (also a PROBE_MAX_LINE that is not a size). */
+struct line_reader *line_reader_open(const char *path, struct strbuf *err);
+/* 1: a line in *line and *len; 0: the end; -1: error (line_reader_error()).  Otherwise than 1, *line is NULL and *len 0. */
 int line_reader_next(struct line_reader *lr, const char **line, size_t *len);
+/* "NAME:LINE: what" after line_reader_next() or line_reader_fail() returned -1. */
+const char *line_reader_error(const struct line_reader *lr);
 void line_reader_close(struct line_reader *lr);
 
-/* Record an error about the current line: lr->err = "NAME:LINE: what". Returns -1. */
+/* Record an error about the current line: "NAME:LINE: what" (line_reader_error()).  Returns -1. */
 int line_reader_fail(struct line_reader *lr, const char *fmt, ...) PRINTF_LIKE(2, 3);
 const char *line_reader_name(const struct line_reader *lr);
+
+/*
+ * The loop of every tool that reads records: each line of lr to
+ * sink->add(), then sink->finish() (when not NULL) at the end of the input.
+ * What they append to out (NULL when they write nothing as they go) is
+ * written to stdout (output.h) whenever it holds more than 64 KiB; the
+ * rest stays in out, for the caller to write or drop.  Returns 0, or -1
+ * with err holding the message to die with: the reader's own, or the
+ * sink's with the position msg.h's protocol says (PROBE_ERR_LINE,
+ * PROBE_ERR_INPUT) put before it.
+ */
+struct line_sink {
+	void *ctx;
+	int (*add)(void *ctx, const char *line, size_t len, struct strbuf *out, struct strbuf *err);
+	int (*finish)(void *ctx, struct strbuf *out, struct strbuf *err);
+};
+int line_reader_feed(struct line_reader *lr, const struct line_sink *sink, struct strbuf *out, struct strbuf *err);
 
 #endif

@@ -274,7 +274,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* the line in a buffer of its own size, so that reading past it is caught */
 	char *copy = malloc(size ? size : 1);
 	struct fuzz_file file;
-	struct line_reader lr;
+	struct line_reader *lr;
+	struct strbuf err = STRBUF_INIT;
 	const char *line;
 	size_t len;
 	int r, n = 0;
@@ -286,8 +287,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	free(copy);
 
 	fuzz_file_open(&file, data, size);
-	if (line_reader_open(&lr, file.path) == 0) {
-		while ((r = line_reader_next(&lr, &line, &len)) == 1 && n++ < 64) {
+	if ((lr = line_reader_open(file.path, &err)) != NULL) {
+		while ((r = line_reader_next(lr, &line, &len)) == 1 && n++ < 64) {
 			FUZZ_CHECK(len <= size && !memchr(line, '\n', len), "a line with a newline in it");
 			FUZZ_CHECK(len <= 1024, "a line of %zu bytes past PROBE_MAX_LINE=1K", len);
 			copy = malloc(len ? len : 1);
@@ -298,9 +299,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			free(copy);
 		}
 		if (r < 0)
-			FUZZ_CHECK(lr.err.len, "line_reader failed without a message");
-		line_reader_close(&lr);
+			FUZZ_CHECK(*line_reader_error(lr), "line_reader failed without a message");
+		line_reader_close(lr);
 	}
 	fuzz_file_close(&file);
+	strbuf_release(&err);
 	return 0;
 }
