@@ -3,6 +3,7 @@
  * or, in one run, the first operator that made an inf or a NaN.
  */
 #include "../lib/compare/first.h"
+#include "../lib/compare/verdict.h"
 #include "../lib/records/lines.h"
 #include "../lib/core/msg.h"
 #include "../lib/core/opt.h"
@@ -12,16 +13,16 @@
 #include <math.h>
 #include <unistd.h>
 
-enum { OPT_FORMAT = 256, OPT_RTOL, OPT_ATOL, OPT_ULPS, OPT_COS_MIN, OPT_NONFINITE, OPT_MSPROBE, OPT_PARTIAL, OPT_WHERE };
+enum { OPT_FORMAT = 256, OPT_NONFINITE, OPT_MSPROBE, OPT_PARTIAL, OPT_WHERE };
 
 static const struct opt_spec options[] = {
 	{ 'n', 'n', "count", "N", "report the first N divergences of each rank (default 1)", NULL, 0 },
 	{ OPT_FORMAT, 0, "format", "FORMAT", "records (default) or text, a report for people", "records|text", 0 },
-	{ OPT_RTOL, 0, "rtol", "X", "a statistic or element within this relative tolerance does not diverge", NULL, 0 },
-	{ OPT_ATOL, 0, "atol", "X", "a statistic or element within this absolute tolerance does not diverge", NULL, 0 },
-	{ OPT_ULPS, 0, "ulps", "N", "an element within N units in the last place of its dtype does not diverge", NULL,
+	{ OPT_BAND_RTOL, 0, "rtol", "X", "a statistic or element within this relative tolerance does not diverge", NULL, 0 },
+	{ OPT_BAND_ATOL, 0, "atol", "X", "a statistic or element within this absolute tolerance does not diverge", NULL, 0 },
+	{ OPT_BAND_ULPS, 0, "ulps", "N", "an element within N units in the last place of its dtype does not diverge", NULL,
 	  0 },
-	{ OPT_COS_MIN, 0, "cos-min", "X", "a tensor pair whose msprobe Cosine is at least X does not diverge", NULL,
+	{ OPT_BAND_COS_MIN, 0, "cos-min", "X", "a tensor pair whose msprobe Cosine is at least X does not diverge", NULL,
 	  0 },
 	{ OPT_WHERE, 0, "where", "JQ",
 	  "report only the divergences whose record the jq filter JQ chooses; every leaf still counts", NULL, 0 },
@@ -61,26 +62,14 @@ int main(int argc, char **argv)
 
 	msg_set_progname(argv[0]);
 	while ((c = opt_next(&spec, argc, argv, &arg, &first)) != -1) {
+		if (verdict_band_option(&spec, c, arg, &fo.band, &fo.cos_min))
+			continue;
 		switch (c) {
 		case 'n':
 			fo.n = (size_t)opt_number(&spec, "-n", arg, 1, 1000000);
 			break;
 		case OPT_FORMAT:
 			text = opt_choice(&spec, c, arg) == 1; /* records|text */
-			break;
-		case OPT_RTOL:
-			fo.band.rtol = opt_tolerance(&spec, "--rtol", arg);
-			break;
-		case OPT_ATOL:
-			fo.band.atol = opt_tolerance(&spec, "--atol", arg);
-			break;
-		case OPT_ULPS:
-			fo.band.ulps = opt_tolerance(&spec, "--ulps", arg);
-			break;
-		case OPT_COS_MIN:
-			fo.cos_min = opt_tolerance(&spec, "--cos-min", arg);
-			if (fo.cos_min > 1)
-				opt_usage_error(&spec, "--cos-min value is above 1: %s", arg);
 			break;
 		case OPT_NONFINITE:
 			fo.nonfinite = true;

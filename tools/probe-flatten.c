@@ -90,7 +90,6 @@ int main(int argc, char **argv)
 {
 	struct dump_list list = DUMP_LIST_INIT;
 	struct strbuf err = STRBUF_INIT;
-	struct stat st;
 	const char *arg;
 	int64_t rank = -1, step = -1;
 	bool list_only = false;
@@ -125,18 +124,7 @@ int main(int argc, char **argv)
 		opt_usage_error(&spec, "no dump given and standard input is a terminal");
 
 	for (int i = 0; i < (argc ? argc : 1); i++) {
-		const char *operand = argc ? argv[i] : "-";
-		/*
-		 * Only a regular file is looked at for a CSV header: the bytes read from a pipe
-		 * or a FIFO (<(...), mkfifo) would be gone, and a FIFO opened twice waits for ever.
-		 */
-		if (strcmp(operand, "-") && !stat(operand, &st) && S_ISREG(st.st_mode) && csvin_is_compare_csv(operand)) {
-			/* a CSV: remembered as a dump file of its own kind, read in order below */
-			ALLOC_GROW(list.v, list.nr + 1, list.alloc);
-			list.v[list.nr++] = (struct dump_file){ xstrdup(operand), csvin_rank(operand), -1, false, true };
-			continue;
-		}
-		if (layout_discover(operand, &list, &err) < 0)
+		if (layout_add_operand(argc ? argv[i] : "-", &list, &err) < 0)
 			die("%s", err.buf);
 	}
 	if (only_ranks && layout_keep_ranks(&list, only_ranks, &err) < 0)

@@ -134,17 +134,9 @@ int main(int argc, char **argv)
 	progress_end();
 	output_close();
 	if (verbose) {
-		const struct match_stats *s = matcher_stats(m);
-		fprintf(stderr,
-			"probe-match: %llu target leaves, %llu golden leaves: %llu pairs, %llu target leaves unmatched, "
-			"%llu golden leaves unmatched, %llu pairs msprobe's dtype gate leaves unmatched\n",
-			(unsigned long long)s->targets, (unsigned long long)s->golden_leaves,
-			(unsigned long long)(s->pairs - s->unmatched), (unsigned long long)s->unmatched,
-			(unsigned long long)s->golden_only, (unsigned long long)s->gated);
 		strbuf_reset(&out);
-		matcher_explain(m, &out);
-		text_escape_tail(&out, 0, TEXT_KEEP_NL | TEXT_KEEP_TAB); /* names from the dumps, for a terminal */
-		fputs(out.buf, stderr);
+		matcher_summary(m, &out);
+		msg_report("%s", out.buf); /* names from the dumps: made safe for a terminal */
 	}
 	line_reader_close(lr);
 	matcher_free(m);

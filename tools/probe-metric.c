@@ -11,13 +11,13 @@
 #include <math.h>
 #include <unistd.h>
 
-enum { OPT_CSV = 256, OPT_MODE, OPT_RTOL, OPT_ATOL, OPT_NO_STACK, OPT_OUTPUT_DIR, OPT_ROWS_PER_FILE, OPT_PARTIAL };
+enum { OPT_CSV = 256, OPT_MODE, OPT_NO_STACK, OPT_OUTPUT_DIR, OPT_ROWS_PER_FILE, OPT_PARTIAL };
 
 static const struct opt_spec options[] = {
 	{ OPT_CSV, 0, "csv", NULL, "write msprobe's compare_result CSV instead of metric records", NULL, 0 },
 	{ OPT_MODE, 0, "mode", "MODE", "force msprobe's mode instead of detecting it", "statistics|md5|tensor", 0 },
-	{ OPT_RTOL, 0, "rtol", "X", "our verdict: statistics within this relative tolerance agree", NULL, 0 },
-	{ OPT_ATOL, 0, "atol", "X", "our verdict: statistics within this absolute tolerance agree", NULL, 0 },
+	{ OPT_BAND_RTOL, 0, "rtol", "X", "our verdict: statistics within this relative tolerance agree", NULL, 0 },
+	{ OPT_BAND_ATOL, 0, "atol", "X", "our verdict: statistics within this absolute tolerance agree", NULL, 0 },
 	{ OPT_NO_STACK, 0, "no-stack", NULL, "leave out the NPU_Stack_Info column", NULL, 0 },
 	{ 'o', 'o', "output-dir", "DIR",
 	  "write msprobe's CSV files into DIR, one per rank, as msprobe names them (implies --csv)", NULL, OPT_DIR },
@@ -44,6 +44,7 @@ int main(int argc, char **argv)
 {
 	static const enum ms_mode modes[] = { MS_MODE_STATISTICS, MS_MODE_MD5, MS_MODE_TENSOR }; /* --mode's choices, in order */
 	struct metric_options mo = { .output = METRIC_NDJSON };
+	struct tm_band band = { 0 };
 	struct strbuf out = STRBUF_INIT, err = STRBUF_INIT;
 	struct line_reader *lr;
 	struct line_sink sink;
@@ -54,6 +55,8 @@ int main(int argc, char **argv)
 
 	msg_set_progname(argv[0]);
 	while ((c = opt_next(&spec, argc, argv, &arg, &first)) != -1) {
+		if (verdict_band_option(&spec, c, arg, &band, NULL))
+			continue;
 		switch (c) {
 		case OPT_CSV:
 			mo.output = METRIC_CSV;
@@ -61,12 +64,6 @@ int main(int argc, char **argv)
 		case OPT_MODE:
 			mo.force_mode = true;
 			mo.mode = modes[opt_choice(&spec, c, arg)];
-			break;
-		case OPT_RTOL:
-			mo.band.rtol = opt_tolerance(&spec, "--rtol", arg);
-			break;
-		case OPT_ATOL:
-			mo.band.atol = opt_tolerance(&spec, "--atol", arg);
 			break;
 		case OPT_NO_STACK:
 			mo.no_stack = true;
@@ -89,10 +86,8 @@ int main(int argc, char **argv)
 			break;
 		}
 	}
-	if (!mo.jobs) {
-		long n = sysconf(_SC_NPROCESSORS_ONLN);
-		mo.jobs = n < 1 ? 1 : n > 64 ? 64 : (int)n;
-	}
+	mo.band.rtol = band.rtol;
+	mo.band.atol = band.atol;
 	argc -= first;
 	argv += first;
 	input = opt_input_operand(&spec, argc, argv, "pair records");
@@ -118,14 +113,9 @@ int main(int argc, char **argv)
 	progress_end();
 	output_close();
 	if (verbose) {
-		const struct metric_stats *s = metric_stats(m);
-		fprintf(stderr,
-			"probe-metric: %llu pairs: %llu same, %llu diff, %llu unmatched, %llu golden only, %llu unreadable; "
-			"msprobe: %llu rows, %llu pass, %llu warning, %llu error\n",
-			(unsigned long long)s->pairs, (unsigned long long)s->same, (unsigned long long)s->diff,
-			(unsigned long long)s->unmatched, (unsigned long long)s->golden_only,
-			(unsigned long long)s->unreadable, (unsigned long long)s->rows,
-			(unsigned long long)s->pass, (unsigned long long)s->warning, (unsigned long long)s->error);
+		strbuf_reset(&out);
+		metric_summary(m, &out);
+		msg_report("%s", out.buf);
 	}
 	line_reader_close(lr);
 	metric_free(m);

@@ -9,6 +9,7 @@
 #include "../lib/records/output.h"
 #include "../lib/core/partial.h"
 #include "../lib/plot/plot.h"
+#include "../lib/compare/verdict.h"
 #include "../lib/core/progress.h"
 
 #include <stdio.h>
@@ -16,7 +17,7 @@
 
 enum {
 	OPT_METRIC = 256, OPT_RANKS, OPT_RANGE, OPT_WIDTH, OPT_HEIGHT, OPT_MODULE_DEPTH, OPT_TABLE_ROWS, OPT_FORMAT,
-	OPT_RTOL, OPT_ATOL, OPT_ULPS, OPT_COS_MIN, OPT_PARTIAL, OPT_WHERE,
+	OPT_PARTIAL, OPT_WHERE,
 };
 
 static const struct opt_spec options[] = {
@@ -33,13 +34,13 @@ static const struct opt_spec options[] = {
 	{ OPT_HEIGHT, 0, "height", "PX", "height of the picture (default 600)", NULL, 0 },
 	{ OPT_MODULE_DEPTH, 0, "module-depth", "N", "rows of module bands at most (default 3; 0: none)", NULL, 0 },
 	{ OPT_TABLE_ROWS, 0, "table-rows", "N", "html: leaves listed in the table at most (default 2000)", NULL, 0 },
-	{ OPT_RTOL, 0, "rtol", "X", "mark the first divergence beyond this relative tolerance (as probe-first)", NULL,
+	{ OPT_BAND_RTOL, 0, "rtol", "X", "mark the first divergence beyond this relative tolerance (as probe-first)", NULL,
 	  0 },
-	{ OPT_ATOL, 0, "atol", "X", "mark the first divergence beyond this absolute tolerance (as probe-first)", NULL,
+	{ OPT_BAND_ATOL, 0, "atol", "X", "mark the first divergence beyond this absolute tolerance (as probe-first)", NULL,
 	  0 },
-	{ OPT_ULPS, 0, "ulps", "N", "mark the first divergence beyond N units in the last place (as probe-first)",
+	{ OPT_BAND_ULPS, 0, "ulps", "N", "mark the first divergence beyond N units in the last place (as probe-first)",
 	  NULL, 0 },
-	{ OPT_COS_MIN, 0, "cos-min", "X", "mark the first tensor pair whose Cosine is below X (as probe-first)", NULL,
+	{ OPT_BAND_COS_MIN, 0, "cos-min", "X", "mark the first tensor pair whose Cosine is below X (as probe-first)", NULL,
 	  0 },
 	{ OPT_WHERE, 0, "where", "JQ", "mark only the divergences whose record the jq filter JQ chooses (as probe-first)",
 	  NULL, 0 },
@@ -59,62 +60,10 @@ static const struct tool_spec spec = {
 	.operand_flags = OPT_FILE,
 };
 
-/* "A:B", "A:" or ":B", each a number >= 0. */
-static void parse_range(const char *arg, struct plot_options *po)
-{
-	const char *colon = strchr(arg, ':');
-	char *end;
-	long long a = 0, b = -1;
-	if (!colon)
-		opt_usage_error(&spec, "--range value is not A:B: %s", arg);
-	if (colon != arg) {
-		a = strtoll(arg, &end, 10);
-		if (end != colon || a < 0 || arg[0] == '-' || arg[0] == ' ')
-			opt_usage_error(&spec, "--range value is not A:B: %s", arg);
-	}
-	if (colon[1]) {
-		b = strtoll(colon + 1, &end, 10);
-		if (*end || b < 0 || colon[1] == '-' || colon[1] == ' ')
-			opt_usage_error(&spec, "--range value is not A:B: %s", arg);
-		if (b < a)
-			opt_usage_error(&spec, "--range value ends before it starts: %s", arg);
-	}
-	po->from = a;
-	po->to = b;
-}
-
 static bool has_suffix(const char *s, const char *suffix)
 {
 	size_t n = strlen(s), k = strlen(suffix);
 	return n >= k && !strcasecmp(s + n - k, suffix);
-}
-
-/*
- * The picture into path, through a temporary file beside it (lib/core/partial.h:
- * a name of its own, never a file or link planted there): a failed or
- * interrupted run leaves neither.
- */
-static void write_file(const char *path, const struct strbuf *doc)
-{
-	struct strbuf err = STRBUF_INIT;
-	struct partial *part;
-	bool written;
-	FILE *f;
-	partial_init();
-	f = partial_fopen(path, &part, &err);
-	errno = 0;
-	written = f && fwrite(doc->buf, 1, doc->len, f) == doc->len && !fflush(f) && !ferror(f);
-	if (f && fclose(f))
-		written = false;
-	if (!f)
-		die("%s", err.buf);
-	if (!written) {
-		errno = errno ? errno : EIO;
-		die_errno("cannot write %s", path);
-	}
-	if (partial_commit(part, &err) < 0)
-		die("%s", err.buf);
-	strbuf_release(&err);
 }
 
 int main(int argc, char **argv)
@@ -130,6 +79,8 @@ int main(int argc, char **argv)
 	msg_set_progname(argv[0]);
 	plot_options_init(&po);
 	while ((c = opt_next(&spec, argc, argv, &arg, &first)) != -1) {
+		if (verdict_band_option(&spec, c, arg, &po.first.band, &po.first.cos_min))
+			continue;
 		switch (c) {
 		case 'o':
 			output = arg;
@@ -150,7 +101,7 @@ int main(int argc, char **argv)
 			po.ranks = arg;
 			break;
 		case OPT_RANGE:
-			parse_range(arg, &po);
+			opt_range(&spec, "--range", arg, &po.from, &po.to);
 			break;
 		case OPT_WIDTH:
 			po.width = (int)opt_number(&spec, "--width", arg, 300, 100000);
@@ -163,20 +114,6 @@ int main(int argc, char **argv)
 			break;
 		case OPT_TABLE_ROWS:
 			po.table_rows = (size_t)opt_number(&spec, "--table-rows", arg, 0, 10000000);
-			break;
-		case OPT_RTOL:
-			po.first.band.rtol = opt_tolerance(&spec, "--rtol", arg);
-			break;
-		case OPT_ATOL:
-			po.first.band.atol = opt_tolerance(&spec, "--atol", arg);
-			break;
-		case OPT_ULPS:
-			po.first.band.ulps = opt_tolerance(&spec, "--ulps", arg);
-			break;
-		case OPT_COS_MIN:
-			po.first.cos_min = opt_tolerance(&spec, "--cos-min", arg);
-			if (po.first.cos_min > 1)
-				opt_usage_error(&spec, "--cos-min value is above 1: %s", arg);
 			break;
 		case OPT_PARTIAL:
 			po.first.partial = true;
@@ -215,7 +152,8 @@ int main(int argc, char **argv)
 	else
 		plot_write_svg(p, &doc);
 	if (output && strcmp(output, "-")) {
-		write_file(output, &doc);
+		if (partial_write_file(output, doc.buf, doc.len, &err) < 0)
+			die("%s", err.buf);
 	} else {
 		output_init();
 		output_discard_on_failure();

@@ -7,6 +7,7 @@
 #include "../core/source.h"
 #include "verdict.h"
 #include "../core/xalloc.h"
+#include "../dumps/layout.h"
 
 #include <csv.h>
 #include <ctype.h>
@@ -36,19 +37,6 @@ struct csv_reading {
 	struct strbuf rec, t, g, scratch;
 	struct verdict_result v;
 };
-
-bool csvin_is_compare_csv(const char *path)
-{
-	static const char want[] = "NPU Name,Bench Name,";
-	char buf[sizeof(want)];
-	FILE *f = fopen(path, "rb");
-	size_t n;
-	if (!f)
-		return false;
-	n = fread(buf, 1, sizeof(want) - 1, f);
-	fclose(f);
-	return n == sizeof(want) - 1 && !memcmp(buf, want, n);
-}
 
 static int col(const struct csv_reading *r, const char *name)
 {
@@ -496,19 +484,6 @@ static void on_row(int c, void *ctx)
 	clear_cells(r);
 }
 
-int64_t csvin_rank(const char *path)
-{
-	const char *base = strrchr(path, '/'), *p;
-	base = base ? base + 1 : path;
-	p = strstr(base, "compare_result_rank");
-	if (!p)
-		return -1;
-	p += strlen("compare_result_rank");
-	if (*p < '0' || *p > '9')
-		return -1;
-	return strtoll(p, NULL, 10);
-}
-
 /* What libcsv refused at buf[at] of line r->line, as "FILE:LINE:COL: malformed CSV: what". */
 static void parse_error(struct csv_reading *r, struct csv_parser *p, const char *buf, size_t at)
 {
@@ -578,7 +553,7 @@ int csvin_read(const char *path, csvin_fn fn, void *ctx, struct strbuf *err)
 
 	if (line_reader_limit(&r.max, err) < 0)
 		return -1;
-	r.rank = csvin_rank(path);
+	r.rank = layout_compare_csv_rank(path);
 	strbuf_init(&r.rec, 0);
 	strbuf_init(&r.t, 0);
 	strbuf_init(&r.g, 0);

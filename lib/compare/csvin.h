@@ -22,12 +22,6 @@
 /* Called with each record (newline included); nonzero stops the reading. */
 typedef int (*csvin_fn)(const char *record, size_t len, void *ctx);
 
-/* Whether path looks like a compare_result CSV (its first line is msprobe's header). */
-bool csvin_is_compare_csv(const char *path);
-
-/* The rank in a compare_result_rank<N>_... file name, or -1. */
-int64_t csvin_rank(const char *path);
-
 /*
  * Returns 0, the callback's stop value, or -1 with "FILE:LINE: what" in err:
  * LINE is the line the row starts on (a quoted cell may hold newlines), and

@@ -185,11 +185,6 @@ void matcher_free(struct matcher *m)
 	free(m);
 }
 
-const struct match_stats *matcher_stats(const struct matcher *m)
-{
-	return &m->stats;
-}
-
 /* ---- keys ---------------------------------------------------------------- */
 
 static bool all_digits(const char *s, size_t n)
@@ -1246,9 +1241,21 @@ int matcher_finish(struct matcher *m, struct strbuf *out, struct strbuf *err)
 	return 0;
 }
 
-void matcher_explain(const struct matcher *m, struct strbuf *out)
+void matcher_summary(const struct matcher *m, struct strbuf *out)
 {
+	const struct match_stats *s = &m->stats;
+	size_t at;
+	strbuf_addf(out,
+		    "%llu target leaves, %llu golden leaves: %llu pairs, %llu target leaves unmatched, "
+		    "%llu golden leaves unmatched, %llu pairs msprobe's dtype gate leaves unmatched",
+		    (unsigned long long)s->targets, (unsigned long long)s->golden_leaves,
+		    (unsigned long long)(s->pairs - s->unmatched), (unsigned long long)s->unmatched,
+		    (unsigned long long)s->golden_only, (unsigned long long)s->gated);
+	strbuf_addch(out, '\n');
+	at = out->len;
 	alike_explain_all(m->alike, out);
+	if (out->len == at || out->buf[out->len - 1] == '\n')
+		strbuf_setlen(out, out->len - 1); /* the last newline: the message's own */
 }
 
 static int sink_add(void *ctx, const char *line, size_t len, struct strbuf *out, struct strbuf *err)

@@ -97,10 +97,12 @@ int matcher_finish(struct matcher *m, struct strbuf *out, struct strbuf *err);
 /* matcher_add_target() and matcher_finish() as the sink of line_reader_feed() (lines.h). */
 struct line_sink matcher_sink(struct matcher *ctx);
 
-/* After matcher_finish(): the unmatched and golden-only leaves explained by class, per target rank and step. */
-void matcher_explain(const struct matcher *m, struct strbuf *out);
-
-const struct match_stats *matcher_stats(const struct matcher *m);
+/*
+ * After matcher_finish(), for -v: the counts in one line, then the
+ * unmatched and golden-only leaves explained by class, per target rank and
+ * step (alike.h), without a last newline.
+ */
+void matcher_summary(const struct matcher *m, struct strbuf *out);
 
 /* msprobe -fm's renaming, done as intended: the row name without its call index. */
 void matcher_fuzzy_name(struct strbuf *out, const char *name);

@@ -145,13 +145,20 @@ struct metric_stream {
 static void batch_free(struct batch *b);
 static void stop_workers(struct metric_stream *m);
 
+/* One job per processor online, 1 to 64. */
+static int online_processors(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+	return n < 1 ? 1 : n > 64 ? 64 : (int)n;
+}
+
 struct metric_stream *metric_new(const struct metric_options *opts)
 {
 	struct metric_stream *m = xcalloc(1, sizeof(*m));
 	m->opts = *opts;
 	if (!m->opts.rows_per_file)
 		m->opts.rows_per_file = 1000000;
-	m->jobs = opts->jobs;
+	m->jobs = opts->jobs > 0 ? opts->jobs : online_processors();
 	strbuf_init(&m->scratch, 0);
 	strbuf_init(&m->file_name, 0);
 	strbuf_init(&m->refusal_msg, 0);
@@ -212,11 +219,6 @@ void metric_free(struct metric_stream *m)
 	strbuf_release(&m->first_unreadable);
 	alike_free(m->alike);
 	free(m);
-}
-
-const struct metric_stats *metric_stats(const struct metric_stream *m)
-{
-	return &m->stats;
 }
 
 /* ---- groups ---------------------------------------------------------------- */
@@ -1669,4 +1671,16 @@ static int sink_finish(void *ctx, struct strbuf *out, struct strbuf *err)
 struct line_sink metric_sink(struct metric_stream *ctx)
 {
 	return (struct line_sink){ .ctx = ctx, .add = sink_add, .finish = sink_finish };
+}
+
+void metric_summary(const struct metric_stream *m, struct strbuf *out)
+{
+	const struct metric_stats *s = &m->stats;
+	strbuf_addf(out,
+		    "%llu pairs: %llu same, %llu diff, %llu unmatched, %llu golden only, %llu unreadable; "
+		    "msprobe: %llu rows, %llu pass, %llu warning, %llu error",
+		    (unsigned long long)s->pairs, (unsigned long long)s->same, (unsigned long long)s->diff,
+		    (unsigned long long)s->unmatched, (unsigned long long)s->golden_only,
+		    (unsigned long long)s->unreadable, (unsigned long long)s->rows, (unsigned long long)s->pass,
+		    (unsigned long long)s->warning, (unsigned long long)s->error);
 }

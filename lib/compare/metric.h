@@ -59,7 +59,7 @@ struct metric_options {
 	bool no_stack;          /* never add NPU_Stack_Info */
 	const char *output_dir; /* CSV: write msprobe's files there instead of to out */
 	size_t rows_per_file;   /* CSV files: split after this many rows (msprobe: 1,000,000) */
-	int jobs;               /* threads that parse and prepare pairs, the caller's included; <= 1: the caller alone */
+	int jobs;               /* threads that parse and prepare pairs, the caller's included; 1: the caller alone; 0: one per processor online (at most 64) */
 	bool partial;           /* accept a partial comparison (alike.h) */
 	const char *input_name; /* what messages call the input ("NAME:LINE: what"): line_reader_name() */
 };
@@ -90,6 +90,7 @@ int metric_finish(struct metric_stream *m, struct strbuf *out, struct strbuf *er
 /* metric_add() and metric_finish() as the sink of line_reader_feed() (lines.h). */
 struct line_sink metric_sink(struct metric_stream *ctx);
 
-const struct metric_stats *metric_stats(const struct metric_stream *m);
+/* The counts in one line, for -v: "N pairs: N same, ...; msprobe: N rows, ...". */
+void metric_summary(const struct metric_stream *m, struct strbuf *out);
 
 #endif

@@ -1,4 +1,5 @@
 #include "verdict.h"
+#include "../core/opt.h"
 #include "alike.h"
 #include "../msprobe/pyfmt.h"
 #include "../json/recscan.h"
@@ -308,4 +309,26 @@ int verdict_tensor_declared(const struct leafrec *r, const struct tensor *t, con
 		strbuf_addf(why, "the shape %.*s", (int)ss->n, ss->p);
 	strbuf_release(&dtype);
 	return -1;
+}
+
+bool verdict_band_option(const struct tool_spec *spec, int c, const char *arg, struct tm_band *band, double *cos_min)
+{
+	switch (c) {
+	case OPT_BAND_RTOL:
+		band->rtol = opt_tolerance(spec, "--rtol", arg);
+		return true;
+	case OPT_BAND_ATOL:
+		band->atol = opt_tolerance(spec, "--atol", arg);
+		return true;
+	case OPT_BAND_ULPS:
+		band->ulps = opt_tolerance(spec, "--ulps", arg);
+		return true;
+	case OPT_BAND_COS_MIN:
+		*cos_min = opt_tolerance(spec, "--cos-min", arg);
+		if (*cos_min > 1)
+			opt_usage_error(spec, "--cos-min value is above 1: %s", arg);
+		return true;
+	default:
+		return false;
+	}
 }

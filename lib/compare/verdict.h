@@ -85,4 +85,16 @@ void verdict_write_text(const struct leafrec *t, const struct leafrec *g, unsign
 void verdict_pair(const struct leafrec *t, const struct leafrec *g, const struct verdict_options *opts,
 		  struct verdict_result *out);
 
+/*
+ * The options of a tolerance band, declared once for the tools that have
+ * them (probe-first and probe-plot all four, probe-metric --rtol and
+ * --atol): the ids their option tables give them, and their one parser.
+ * When c is one of the ids, the value is checked (a finite real >= 0,
+ * --cos-min at most 1; otherwise the tool dies with its usage) and stored
+ * in band or *cos_min, and the answer is true; false for any other c.
+ */
+enum { OPT_BAND_RTOL = 0x4000, OPT_BAND_ATOL, OPT_BAND_ULPS, OPT_BAND_COS_MIN };
+struct tool_spec;
+bool verdict_band_option(const struct tool_spec *spec, int c, const char *arg, struct tm_band *band, double *cos_min);
+
 #endif

@@ -64,6 +64,14 @@ void warning(const char *fmt, ...)
 	va_end(ap);
 }
 
+void msg_report(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vreport("", fmt, ap, 0, NULL);
+	va_end(ap);
+}
+
 /* Run the hook with "prog: message" (once) and exit. */
 static void NORETURN finish_die(struct strbuf *copy)
 {

@@ -68,6 +68,8 @@ void msg_set_progname(const char *argv0);
 const char *msg_progname(void);
 
 void warning(const char *fmt, ...) PRINTF_LIKE(1, 2);
+/* "probe-xxx: message" on stderr, what -v asks for: printed even when quiet. */
+void msg_report(const char *fmt, ...) PRINTF_LIKE(1, 2);
 void NORETURN die(const char *fmt, ...) PRINTF_LIKE(1, 2);
 void NORETURN die_errno(const char *fmt, ...) PRINTF_LIKE(1, 2); /* appends ": strerror(errno)" */
 

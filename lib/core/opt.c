@@ -208,3 +208,26 @@ const char *opt_input_operand(const struct tool_spec *spec, int argc, char **arg
 		opt_usage_error(spec, "no %s given and standard input is a terminal", what);
 	return argc ? argv[0] : "-";
 }
+
+void opt_range(const struct tool_spec *spec, const char *option, const char *text, int64_t *from, int64_t *to)
+{
+	const char *colon = strchr(text, ':');
+	char *end;
+	long long a = 0, b = -1;
+	if (!colon)
+		opt_usage_error(spec, "%s value is not A:B: %s", option, text);
+	if (colon != text) {
+		a = strtoll(text, &end, 10);
+		if (end != colon || a < 0 || text[0] == '-' || text[0] == ' ')
+			opt_usage_error(spec, "%s value is not A:B: %s", option, text);
+	}
+	if (colon[1]) {
+		b = strtoll(colon + 1, &end, 10);
+		if (*end || b < 0 || colon[1] == '-' || colon[1] == ' ')
+			opt_usage_error(spec, "%s value is not A:B: %s", option, text);
+		if (b < a)
+			opt_usage_error(spec, "%s value ends before it starts: %s", option, text);
+	}
+	*from = a;
+	*to = b;
+}

@@ -77,6 +77,13 @@ const char *opt_input_operand(const struct tool_spec *spec, int argc, char **arg
 /* A finite real >= 0 (a tolerance); otherwise the tool dies naming the option and the value. */
 double opt_tolerance(const struct tool_spec *spec, const char *option, const char *text);
 
+/*
+ * A range of whole numbers >= 0, "A:B", "A:" or ":B": *from (0 when left
+ * out) and *to (-1 when left out, at least *from otherwise); otherwise the
+ * tool dies with its usage, naming the option and the value.
+ */
+void opt_range(const struct tool_spec *spec, const char *option, const char *text, int64_t *from, int64_t *to);
+
 #define PROBE_VERSION "0.1.0"
 
 #endif

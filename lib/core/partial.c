@@ -296,3 +296,23 @@ void partial_drop(struct partial *p)
 	if (atomic_exchange(&p->pending, false))
 		unlink(p->tmp);
 }
+
+int partial_write_file(const char *path, const void *data, size_t len, struct strbuf *err)
+{
+	struct partial *part;
+	bool written;
+	FILE *f;
+	partial_init();
+	if (!(f = partial_fopen(path, &part, err)))
+		return -1;
+	errno = 0;
+	written = fwrite(data, 1, len, f) == len && !fflush(f) && !ferror(f);
+	if (fclose(f))
+		written = false;
+	if (!written) {
+		strbuf_addf(err, "cannot write %s: %s", path, strerror(errno ? errno : EIO));
+		partial_drop(part);
+		return -1;
+	}
+	return partial_commit(part, err);
+}

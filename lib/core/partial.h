@@ -63,6 +63,12 @@ typedef void partial_name_fn(void *ctx, unsigned k, size_t i, struct strbuf *out
 int partial_commit_unique(struct partial *const *v, size_t n, partial_name_fn *name, void *ctx, struct strbuf *err);
 /* Forget a file without renaming it, removing tmp. */
 void partial_drop(struct partial *p);
+/*
+ * The whole of data into path, through a temporary file beside it: a
+ * failed or interrupted run leaves neither (partial_init() is called).  0,
+ * or -1 with "cannot write PATH: why" (or partial_create()'s message) in err.
+ */
+int partial_write_file(const char *path, const void *data, size_t len, struct strbuf *err);
 /* Called by the signal handler after the temporaries are removed (async-signal-safe code only). */
 void partial_on_signal(void (*hook)(int sig));
 

@@ -422,3 +422,46 @@ int layout_keep_ranks(struct dump_list *list, const char *spec, struct strbuf *e
 	}
 	return 0;
 }
+
+bool layout_is_compare_csv(const char *path)
+{
+	static const char want[] = "NPU Name,Bench Name,";
+	char buf[sizeof(want)];
+	FILE *f = fopen(path, "rb");
+	size_t n;
+	if (!f)
+		return false;
+	n = fread(buf, 1, sizeof(want) - 1, f);
+	fclose(f);
+	return n == sizeof(want) - 1 && !memcmp(buf, want, n);
+}
+
+
+int64_t layout_compare_csv_rank(const char *path)
+{
+	const char *base = strrchr(path, '/'), *p;
+	base = base ? base + 1 : path;
+	p = strstr(base, "compare_result_rank");
+	if (!p)
+		return -1;
+	p += strlen("compare_result_rank");
+	if (*p < '0' || *p > '9')
+		return -1;
+	return strtoll(p, NULL, 10);
+}
+
+int layout_add_operand(const char *operand, struct dump_list *list, struct strbuf *err)
+{
+	struct stat st;
+	/*
+	 * Only a regular file is looked at for a CSV header: the bytes read from a pipe
+	 * or a FIFO (<(...), mkfifo) would be gone, and a FIFO opened twice waits for ever.
+	 */
+	if (strcmp(operand, "-") && !stat(operand, &st) && S_ISREG(st.st_mode) && layout_is_compare_csv(operand)) {
+		ALLOC_GROW(list->v, list->nr + 1, list->alloc);
+		list->v[list->nr++] = (struct dump_file){ .path = xstrdup(operand), .rank = layout_compare_csv_rank(operand),
+							  .step = -1, .csv = true };
+		return 0;
+	}
+	return layout_discover(operand, list, err);
+}

@@ -48,6 +48,19 @@ struct dump_list {
  * reason in `err` ("OPERAND: what is wrong").
  */
 int layout_discover(const char *operand, struct dump_list *list, struct strbuf *err);
+
+/*
+ * An operand of probe-flatten: msprobe's compare_result CSV (a regular
+ * file whose first line is msprobe's header; its rank from a
+ * compare_result_rank<N>_... name, else -1) becomes one dump file of kind
+ * csv, read in its place among the others; anything else goes to
+ * layout_discover().
+ */
+int layout_add_operand(const char *operand, struct dump_list *list, struct strbuf *err);
+/* Whether path starts with the header of msprobe's compare_result CSV. */
+bool layout_is_compare_csv(const char *path);
+/* The rank in a compare_result_rank<N>_... file name, or -1. */
+int64_t layout_compare_csv_rank(const char *path);
 void layout_release(struct dump_list *list);
 
 /* Parse "<prefix><digits>" (no sign, no leading zeros unless "0"); -1 if it is not. */

@@ -8,6 +8,7 @@
  */
 #include "fuzz.h"
 #include "../../lib/compare/csvin.h"
+#include "../../lib/dumps/layout.h"
 #include "../../lib/json/json.h"
 #include "../../lib/records/pair.h"
 
@@ -67,7 +68,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	int ret;
 
 	fuzz_file_open(&file, data, size);
-	(void)csvin_is_compare_csv(file.path);
+	(void)layout_is_compare_csv(file.path);
 	ret = csvin_read(file.path, one_record, &s, &err);
 	FUZZ_CHECK(ret == 0 || ret == -1, "csvin_read returned %d", ret);
 	if (ret == 0)
