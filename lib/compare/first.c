@@ -4,7 +4,6 @@
 #include "../json/jsonw.h"
 #include "../msprobe/mscell.h"
 #include "../records/pair.h"
-#include "../msprobe/pyfmt.h"
 #include "../json/recscan.h"
 #include "../dumps/stack.h"
 #include "../tensors/tensor.h"
@@ -299,17 +298,10 @@ static bool ms_da_flags(const struct pair *p, bool md5)
 		return !span_same(&p->t.f[LF_MD5], &p->g.f[LF_MD5]);
 	for (int i = 0; i < 4; i++) {
 		const struct span *a = &p->t.f[LF_MAX + i], *b = &p->g.f[LF_MAX + i];
-		char buf[64];
 		double x, y;
-		if (a->kind != SPAN_NUMBER || b->kind != SPAN_NUMBER || span_same(a, b) || a->n >= sizeof(buf) ||
-		    b->n >= sizeof(buf))
+		if (a->kind != SPAN_NUMBER || b->kind != SPAN_NUMBER || span_same(a, b) || !verdict_stat_value(a, &x) ||
+		    !verdict_stat_value(b, &y))
 			continue;
-		memcpy(buf, a->p, a->n);
-		buf[a->n] = '\0';
-		x = pyfmt_strtod(buf, NULL);
-		memcpy(buf, b->p, b->n);
-		buf[b->n] = '\0';
-		y = pyfmt_strtod(buf, NULL);
 		if (y != 0 && isfinite(x) && isfinite(y) && fabs((x - y) / y) > 0.5)
 			return true;
 	}

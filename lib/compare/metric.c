@@ -613,23 +613,6 @@ static void add_number_or_null(struct strbuf *out, double x)
 		pyfmt_double(out, x);
 }
 
-static bool span_number(const struct span *s, double *out)
-{
-	char buf[64];
-	if (s->kind == SPAN_STRING) {
-		if (span_str_eq(s, "nan", 3)) { *out = NAN; return true; }
-		if (span_str_eq(s, "inf", 3)) { *out = INFINITY; return true; }
-		if (span_str_eq(s, "-inf", 4)) { *out = -INFINITY; return true; }
-		return false;
-	}
-	if (s->kind != SPAN_NUMBER || s->n >= sizeof(buf))
-		return false;
-	memcpy(buf, s->p, s->n);
-	buf[s->n] = '\0';
-	*out = pyfmt_strtod(buf, NULL);
-	return true;
-}
-
 /* Ours for two tensor files: whether their bytes are the same, and how far apart they are. */
 static void add_tensor_metrics(struct strbuf *out, const struct item *it)
 {
@@ -675,7 +658,7 @@ static void add_metrics(struct strbuf *out, const struct item *it)
 	strbuf_addstr(out, ",\"metrics\":{");
 	for (int i = 0; i < 4; i++) {
 		double x, y;
-		if (!span_number(&it->p.t.f[LF_MAX + i], &x) || !span_number(&it->p.g.f[LF_MAX + i], &y))
+		if (!verdict_stat_value(&it->p.t.f[LF_MAX + i], &x) || !verdict_stat_value(&it->p.g.f[LF_MAX + i], &y))
 			continue;
 		strbuf_addf(out, "%s\"%s\":{\"abs\":", first ? "" : ",", names[i]);
 		add_number_or_null(out, fabs(x - y));

@@ -29,8 +29,7 @@ static bool is_stat(enum leaf_field f)
 	return f == LF_MAX || f == LF_MIN || f == LF_MEAN || f == LF_NORM;
 }
 
-/* A statistic as a double: numbers, and the strings "nan", "inf", "-inf". */
-static bool stat_value(const struct span *s, double *out)
+bool verdict_stat_value(const struct span *s, double *out)
 {
 	char buf[64];
 	if (s->kind == SPAN_STRING) {
@@ -88,7 +87,7 @@ void verdict_pair(const struct leafrec *t, const struct leafrec *g, const struct
 		double x, y;
 		if (span_same(a, b) || (f == LF_MD5 && !alike_compares_md5(t, g)))
 			continue;
-		if (is_stat(f) && stat_value(a, &x) && stat_value(b, &y)) {
+		if (is_stat(f) && verdict_stat_value(a, &x) && verdict_stat_value(b, &y)) {
 			if (x == y && signbit(x) == signbit(y) && !banded)
 				continue; /* the same number written differently, e.g. 1E5 and 100000.0 */
 			if (banded && stats_agree(x, y, opts)) {
@@ -151,7 +150,7 @@ void verdict_write_text(const struct leafrec *t, const struct leafrec *g, unsign
 		add_value_text(out, &t->f[f]);
 		strbuf_addstr(out, ", golden ");
 		add_value_text(out, &g->f[f]);
-		if (is_stat(f) && stat_value(&t->f[f], &x) && stat_value(&g->f[f], &y)) {
+		if (is_stat(f) && verdict_stat_value(&t->f[f], &x) && verdict_stat_value(&g->f[f], &y)) {
 			if (isfinite(x) && isfinite(y) && y != 0)
 				strbuf_addf(out, " (%+.3g %%)", 100 * (x - y) / fabs(y));
 			else if (!isfinite(x) && isfinite(y))

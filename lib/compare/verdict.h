@@ -43,6 +43,14 @@ struct verdict_result {
 const char *verdict_name(enum verdict v);
 
 /*
+ * A statistic of a leaf record as a double (the one reader of them): a
+ * JSON number, or one of the strings "nan", "inf", "-inf"; false for
+ * anything else (null, "N/A", a number of 64 digits or more).
+ */
+struct span;
+bool verdict_stat_value(const struct span *s, double *out);
+
+/*
  * Tensor dumps: after verdict_pair(), the comparison of the element bytes
  * (tm, NULL when the files could not be read: problem says why).  When the
  * elements could be compared one by one they decide for the statistics

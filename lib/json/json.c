@@ -1,4 +1,5 @@
 #include "json.h"
+#include "../core/utf8.h"
 #include "../core/swar.h"
 
 #include <pthread.h>
@@ -219,71 +220,36 @@ static int hexval(int c)
 	return -1;
 }
 
-/* Length of the valid UTF-8 sequence at s (n bytes available), 0 if invalid, -1 if cut short. */
-static int utf8_seq(const unsigned char *s, size_t n)
+enum json_u json_unicode_escape(const char *p, const char *end, uint32_t *cp, size_t *used)
 {
-	unsigned c = s[0];
-	int len;
-	unsigned lo = 0x80, hi = 0xBF;
-	if (c >= 0xC2 && c <= 0xDF)
-		len = 2;
-	else if (c >= 0xE0 && c <= 0xEF) {
-		len = 3;
-		if (c == 0xE0)
-			lo = 0xA0;
-		else if (c == 0xED)
-			hi = 0x9F; /* no UTF-16 surrogates */
-	} else if (c >= 0xF0 && c <= 0xF4) {
-		len = 4;
-		if (c == 0xF0)
-			lo = 0x90;
-		else if (c == 0xF4)
-			hi = 0x8F; /* nothing above U+10FFFF */
-	} else
-		return 0;
-	for (int k = 1; k < len; k++) {
-		if ((size_t)k >= n)
-			return -1;
-		unsigned d = s[k];
-		if (k == 1 ? (d < lo || d > hi) : (d < 0x80 || d > 0xBF))
-			return 0;
+	uint32_t v = 0, lo = 0;
+	if (end - p < 6)
+		return JSON_U_MALFORMED;
+	for (int k = 2; k < 6; k++) {
+		int h = hexval((unsigned char)p[k]);
+		if (h < 0)
+			return JSON_U_MALFORMED;
+		v = v << 4 | (uint32_t)h;
 	}
-	return len;
-}
-
-static void put_utf8(struct strbuf *sb, uint32_t cp)
-{
-	char out[4];
-	size_t n;
-	if (cp < 0x80) {
-		out[0] = (char)cp;
-		n = 1;
-	} else if (cp < 0x800) {
-		out[0] = (char)(0xC0 | (cp >> 6));
-		out[1] = (char)(0x80 | (cp & 0x3F));
-		n = 2;
-	} else if (cp < 0x10000) {
-		out[0] = (char)(0xE0 | (cp >> 12));
-		out[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
-		out[2] = (char)(0x80 | (cp & 0x3F));
-		n = 3;
-	} else {
-		out[0] = (char)(0xF0 | (cp >> 18));
-		out[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
-		out[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
-		out[3] = (char)(0x80 | (cp & 0x3F));
-		n = 4;
+	*cp = v;
+	*used = 6;
+	if (v >= 0xDC00 && v <= 0xDFFF)
+		return JSON_U_LONE_SURROGATE;
+	if (v < 0xD800 || v > 0xDBFF)
+		return JSON_U_PAIRED_OR_PLAIN;
+	if (end - p < 12 || p[6] != '\\' || p[7] != 'u')
+		return JSON_U_LONE_SURROGATE;
+	for (int k = 8; k < 12; k++) {
+		int h = hexval((unsigned char)p[k]);
+		if (h < 0)
+			return JSON_U_LONE_SURROGATE;
+		lo = lo << 4 | (uint32_t)h;
 	}
-	strbuf_add(sb, out, n);
-}
-
-/* Four hex digits (scan_string() has checked that they are) as a number. */
-static uint32_t hex4(const char *s)
-{
-	uint32_t v = 0;
-	for (int i = 0; i < 4; i++)
-		v = v << 4 | ((uint32_t)hexval((unsigned char)s[i]) & 0xF);
-	return v;
+	if (lo < 0xDC00 || lo > 0xDFFF)
+		return JSON_U_LONE_SURROGATE;
+	*cp = 0x10000 + ((v - 0xD800) << 10) + (lo - 0xDC00);
+	*used = 12;
+	return JSON_U_PAIRED_OR_PLAIN;
 }
 
 /*
@@ -313,26 +279,14 @@ static int decode_escapes(struct json_reader *r, size_t start, size_t stop)
 		case 'r': strbuf_addch(out, '\r'); break;
 		case 't': strbuf_addch(out, '\t'); break;
 		case 'u': {
-			uint32_t cp = hex4(b + i + 2);
-			if (cp >= 0xDC00 && cp <= 0xDFFF) {
-				fail(r, i, "lone low surrogate \\u%04X in string", (unsigned)cp);
+			uint32_t cp = 0;
+			size_t used = 6;
+			if (json_unicode_escape(b + i, b + stop, &cp, &used) != JSON_U_PAIRED_OR_PLAIN) {
+				fail(r, i, "lone %s surrogate \\u%04X in string", cp >= 0xDC00 ? "low" : "high", (unsigned)cp);
 				return -1;
 			}
-			if (cp >= 0xD800 && cp <= 0xDBFF) {
-				if (i + 12 > stop || b[i + 6] != '\\' || b[i + 7] != 'u') {
-					fail(r, i, "lone high surrogate \\u%04X in string", (unsigned)cp);
-					return -1;
-				}
-				uint32_t lo = hex4(b + i + 8);
-				if (lo < 0xDC00 || lo > 0xDFFF) {
-					fail(r, i, "lone high surrogate \\u%04X in string", (unsigned)cp);
-					return -1;
-				}
-				cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
-				i += 6;
-			}
-			put_utf8(out, cp);
-			i += 4;
+			utf8_put(out, cp);
+			i += used - 2;
 			break;
 		}
 		}
@@ -394,7 +348,7 @@ static enum json_type scan_string(struct json_reader *r, struct json_token *tok,
 			case 3:
 				return fail(r, i, "control character 0x%02x in string", c);
 			case 4: {
-				int n = utf8_seq(b + i, end - i);
+				int n = utf8_sequence(b + i, end - i);
 				if (n > 0) {
 					i += (size_t)n;
 					continue;

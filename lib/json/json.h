@@ -119,4 +119,16 @@ int json_reader_fail_at(struct json_reader *r, const struct json_token *tok,
 /* Human name of a token type ("string", "'{'", ...), for messages. */
 const char *json_type_name(enum json_type t);
 
+/*
+ * The \uXXXX escape at p (its backslash; end bounds the text), the one
+ * decoder of JSON's unicode escapes (the tokenizer here, the record
+ * scanner of recscan.h): *cp the code point and *used the bytes taken, 6,
+ * or 12 for a high surrogate joined with the low one after it.  A lone
+ * surrogate gives its own value in *cp and JSON_U_LONE_SURROGATE (the
+ * tokenizer refuses it; the scanner reads U+FFFD); JSON_U_MALFORMED when
+ * four hex digits do not follow.
+ */
+enum json_u { JSON_U_PAIRED_OR_PLAIN, JSON_U_LONE_SURROGATE, JSON_U_MALFORMED };
+enum json_u json_unicode_escape(const char *p, const char *end, uint32_t *cp, size_t *used);
+
 #endif

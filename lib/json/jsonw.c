@@ -1,35 +1,8 @@
 #include "jsonw.h"
+#include "../core/utf8.h"
 #include "../core/swar.h"
 
 static const char hexdig[] = "0123456789abcdef";
-
-/* Length of a valid UTF-8 sequence at s (n bytes left), or 0. */
-static size_t utf8_len(const unsigned char *s, size_t n)
-{
-	unsigned c = s[0];
-	size_t len;
-	unsigned lo = 0x80, hi = 0xBF;
-	if (c >= 0xC2 && c <= 0xDF)
-		len = 2;
-	else if (c >= 0xE0 && c <= 0xEF) {
-		len = 3;
-		lo = c == 0xE0 ? 0xA0 : 0x80;
-		hi = c == 0xED ? 0x9F : 0xBF;
-	} else if (c >= 0xF0 && c <= 0xF4) {
-		len = 4;
-		lo = c == 0xF0 ? 0x90 : 0x80;
-		hi = c == 0xF4 ? 0x8F : 0xBF;
-	} else
-		return 0;
-	if (len > n)
-		return 0;
-	if (s[1] < lo || s[1] > hi)
-		return 0;
-	for (size_t k = 2; k < len; k++)
-		if (s[k] < 0x80 || s[k] > 0xBF)
-			return 0;
-	return len;
-}
 
 /* Index of the first byte of s[i..len) that is not plain (swar_plain_byte), or len. */
 static size_t plain_run(const unsigned char *s, size_t i, size_t len)
@@ -50,9 +23,9 @@ void jsonw_string(struct strbuf *out, const char *s, size_t len)
 			break;
 		unsigned char c = p[i];
 		if (c >= 0x80) {
-			size_t n = utf8_len(p + i, len - i);
-			if (n) {
-				i += n;
+			int n = utf8_sequence(p + i, len - i);
+			if (n > 0) {
+				i += (size_t)n;
 				continue;
 			}
 		}

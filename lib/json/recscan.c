@@ -1,4 +1,5 @@
 #include "recscan.h"
+#include "../core/utf8.h"
 #include "json.h"
 #include "../core/swar.h"
 
@@ -265,92 +266,6 @@ bool span_str_eq(const struct span *s, const char *t, size_t tlen)
 	return s->kind == SPAN_STRING && s->n == tlen + 2 && !memcmp(s->p + 1, t, tlen);
 }
 
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
-static void put_utf8(struct strbuf *sb, uint32_t cp)
-{
-	char o[4];
-	size_t n;
-	if (cp < 0x80) {
-		o[0] = (char)cp;
-		n = 1;
-	} else if (cp < 0x800) {
-		o[0] = (char)(0xC0 | (cp >> 6));
-		o[1] = (char)(0x80 | (cp & 0x3F));
-		n = 2;
-	} else if (cp < 0x10000) {
-		o[0] = (char)(0xE0 | (cp >> 12));
-		o[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
-		o[2] = (char)(0x80 | (cp & 0x3F));
-		n = 3;
-	} else {
-		o[0] = (char)(0xF0 | (cp >> 18));
-		o[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
-		o[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
-		o[3] = (char)(0x80 | (cp & 0x3F));
-		n = 4;
-	}
-	strbuf_add(sb, o, n);
-}
-
-static int read_hex4(const char *p, const char *end, uint32_t *cp)
-{
-	uint32_t v = 0;
-	if (end - p < 4)
-		return -1;
-	for (int i = 0; i < 4; i++) {
-		int h = hexval(p[i]);
-		if (h < 0)
-			return -1;
-		v = v << 4 | (uint32_t)h;
-	}
-	*cp = v;
-	return 0;
-}
-
-/* Well-formed UTF-8 (no overlong forms, surrogates or code points past U+10FFFF). */
-static bool utf8_ok(const char *text, size_t n)
-{
-	const unsigned char *p = (const unsigned char *)text, *end = p + n;
-	while (p < end) {
-		unsigned c = *p, need;
-		uint32_t cp;
-		if (c < 0x80) {
-			p++;
-			continue;
-		}
-		if (c >= 0xC2 && c <= 0xDF)
-			need = 1, cp = c & 0x1F;
-		else if (c >= 0xE0 && c <= 0xEF)
-			need = 2, cp = c & 0x0F;
-		else if (c >= 0xF0 && c <= 0xF4)
-			need = 3, cp = c & 0x07;
-		else
-			return false;
-		if ((size_t)(end - p) <= need)
-			return false;
-		for (unsigned i = 1; i <= need; i++) {
-			if ((p[i] & 0xC0) != 0x80)
-				return false;
-			cp = (cp << 6) | (p[i] & 0x3F);
-		}
-		if ((need == 2 && (cp < 0x800 || (cp >= 0xD800 && cp <= 0xDFFF))) ||
-		    (need == 3 && (cp < 0x10000 || cp > 0x10FFFF)))
-			return false;
-		p += need + 1;
-	}
-	return true;
-}
-
 int span_string(const struct span *s, struct strbuf *out)
 {
 	const char *p, *end;
@@ -361,12 +276,12 @@ int span_string(const struct span *s, struct strbuf *out)
 	while (p < end) {
 		const char *bs = memchr(p, '\\', (size_t)(end - p));
 		if (!bs) {
-			if (!utf8_ok(p, (size_t)(end - p)))
+			if (!utf8_valid(p, (size_t)(end - p)))
 				return -1;
 			strbuf_add(out, p, (size_t)(end - p));
 			break;
 		}
-		if (!utf8_ok(p, (size_t)(bs - p)))
+		if (!utf8_valid(p, (size_t)(bs - p)))
 			return -1;
 		strbuf_add(out, p, (size_t)(bs - p));
 		if (bs + 1 >= end)
@@ -381,23 +296,14 @@ int span_string(const struct span *s, struct strbuf *out)
 		case 'r': strbuf_addch(out, '\r'); break;
 		case 't': strbuf_addch(out, '\t'); break;
 		case 'u': {
-			uint32_t cp, lo;
-			if (read_hex4(bs + 2, end, &cp) < 0)
+			uint32_t cp;
+			size_t used;
+			enum json_u got = json_unicode_escape(bs, end, &cp, &used);
+			if (got == JSON_U_MALFORMED)
 				return -1;
-			p = bs + 6;
 			/* a lone surrogate (which no probe tool writes) reads as U+FFFD, not as the end of the string */
-			if (cp >= 0xD800 && cp <= 0xDBFF) {
-				if (end - p >= 6 && p[0] == '\\' && p[1] == 'u' && read_hex4(p + 2, end, &lo) == 0 &&
-				    lo >= 0xDC00 && lo <= 0xDFFF) {
-					cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
-					p += 6;
-				} else {
-					cp = 0xFFFD;
-				}
-			} else if (cp >= 0xDC00 && cp <= 0xDFFF) {
-				cp = 0xFFFD;
-			}
-			put_utf8(out, cp);
+			utf8_put(out, got == JSON_U_LONE_SURROGATE ? 0xFFFD : cp);
+			p = bs + used;
 			continue;
 		}
 		default:

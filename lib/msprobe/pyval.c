@@ -1,4 +1,5 @@
 #include "pyval.h"
+#include "../core/utf8.h"
 #include "pyfmt.h"
 #include "../core/xalloc.h"
 
@@ -320,29 +321,13 @@ static bool unicode_unprintable(uint32_t c)
 /* Decode one UTF-8 sequence; returns its length (1 for an invalid byte, taken as is). */
 static size_t utf8_decode(const unsigned char *s, size_t n, uint32_t *cp)
 {
-	unsigned c = s[0];
-	size_t len;
-	if (c < 0x80) {
-		*cp = c;
+	int len = utf8_sequence(s, n);
+	if (len <= 0) {
+		*cp = s[0];
 		return 1;
 	}
-	if (c >= 0xC2 && c <= 0xDF)
-		len = 2, *cp = c & 0x1F;
-	else if (c >= 0xE0 && c <= 0xEF)
-		len = 3, *cp = c & 0x0F;
-	else if (c >= 0xF0 && c <= 0xF4)
-		len = 4, *cp = c & 0x07;
-	else {
-		*cp = c;
-		return 1;
-	}
-	if (len > n) {
-		*cp = c;
-		return 1;
-	}
-	for (size_t k = 1; k < len; k++)
-		*cp = *cp << 6 | (s[k] & 0x3F);
-	return len;
+	*cp = utf8_code_point(s, len);
+	return (size_t)len;
 }
 
 void pyval_repr_string(struct strbuf *out, const char *s, size_t len)

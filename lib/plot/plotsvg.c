@@ -4,6 +4,7 @@
  * where anything goes beyond what follows directly from the geometry.
  */
 #include "plotmodel.h"
+#include "../core/utf8.h"
 #include "../core/xalloc.h"
 
 #include <math.h>
@@ -17,34 +18,16 @@
 
 /* ---- text ----------------------------------------------------------------------- */
 
-/* Length of the valid UTF-8 sequence at s (at most n bytes), or 0. */
+/* Length of the valid UTF-8 sequence at s (at most n bytes) of a character XML can hold, or 0. */
 static size_t utf8_len(const unsigned char *s, size_t n)
 {
-	size_t len;
+	int len = utf8_sequence(s, n);
 	uint32_t cp;
-	if (s[0] < 0x80)
-		return 1;
-	if (s[0] >= 0xc2 && s[0] <= 0xdf)
-		len = 2, cp = s[0] & 0x1f;
-	else if (s[0] >= 0xe0 && s[0] <= 0xef)
-		len = 3, cp = s[0] & 0x0f;
-	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
-		len = 4, cp = s[0] & 0x07;
-	else
+	if (len <= 0)
 		return 0;
-	if (len > n)
-		return 0;
-	for (size_t i = 1; i < len; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = cp << 6 | (s[i] & 0x3f);
-	}
-	if ((len == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) || (len == 4 && (cp < 0x10000 || cp > 0x10ffff)))
-		return 0;
+	cp = utf8_code_point(s, len);
 	/* U+FFFE and U+FFFF are not XML characters */
-	if (cp == 0xfffe || cp == 0xffff)
-		return 0;
-	return len;
+	return cp == 0xfffe || cp == 0xffff ? 0 : (size_t)len;
 }
 
 /*
