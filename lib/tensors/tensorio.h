@@ -1,0 +1,241 @@
+/*
+ * tensorio.h: the inside of tensor_open() (tensor.h), shared by its
+ * readers and nothing else: tensor.c maps the file and checks the view,
+ * zip.c reads the zip container of a .pt, pickle.c runs its data.pkl on a
+ * bounded machine, pt.c puts the two together, npy.c reads a .npy header.
+ *
+ * Everything that comes from the file is distrusted: each offset and
+ * length is checked against the mapping before use, each product and sum
+ * of sizes against 64-bit overflow, and the pickle machine has fixed
+ * bounds on its stack, memo and object count, so a hostile file costs at
+ * most a bounded amount of memory and a clean error.  Errors follow
+ * msg.h; every message starts with the file's path.
+ */
+#ifndef PROBE_TENSORIO_H
+#define PROBE_TENSORIO_H
+
+#include "tensor.h"
+#include "../core/xalloc.h"
+
+#include <zlib.h>
+
+/* "PATH: what" into err; returns -1. */
+int tio_fail(struct strbuf *err, const char *path, const char *fmt, ...) PRINTF_LIKE(3, 4);
+
+/* Little-endian loads from the file, whatever this machine's order. */
+static inline uint16_t get16(const unsigned char *p)
+{
+	return (uint16_t)(p[0] | p[1] << 8);
+}
+
+static inline uint32_t get32(const unsigned char *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static inline uint64_t get64(const unsigned char *p)
+{
+	return (uint64_t)get32(p) | (uint64_t)get32(p + 4) << 32;
+}
+
+static inline bool host_is_big_endian(void)
+{
+	const uint16_t one = 1;
+	unsigned char first;
+	memcpy(&first, &one, 1);
+	return first == 0;
+}
+
+/* Sums and products of non-negative int64s; false when they overflow. */
+static inline bool add_ok(int64_t a, int64_t b, int64_t *r)
+{
+	if (a > INT64_MAX - b)
+		return false;
+	*r = a + b;
+	return true;
+}
+
+static inline bool mul_ok(int64_t a, int64_t b, int64_t *r)
+{
+	if (a && b > INT64_MAX / a)
+		return false;
+	*r = a * b;
+	return true;
+}
+
+static inline bool tio_is(const unsigned char *s, size_t n, const char *word)
+{
+	return strlen(word) == n && !memcmp(s, word, n);
+}
+
+/* ---- the view (tensor.c) ---- */
+
+/* The storage at *base copied into memory of its own when it is not aligned to its elements. */
+int tio_align_storage(struct tensor *t, const unsigned char **base, int64_t bytes, const char *path,
+		      struct strbuf *err);
+/*
+ * Set numel and contiguous from shape and stride, and check that every
+ * element lies in a storage of storage_elems elements starting at offset.
+ * *end is one past the last storage element the view touches (0 when it
+ * has no elements).
+ */
+int tio_check_view(struct tensor *t, const char *path, struct strbuf *err, int64_t offset, int64_t storage_elems,
+		   int64_t *end);
+/* Row-major (or column-major) strides of a dense array, as torch and numpy lay them out. */
+int tio_dense_strides(struct tensor *t, bool column_major);
+
+/* ---- the zip container (zip.c) ---- */
+
+#define ZIP_LOCAL_SIG 0x04034b50u
+#define ZIP_CENTRAL_SIG 0x02014b50u
+#define ZIP_END_SIG 0x06054b50u
+#define ZIP64_END_SIG 0x06064b50u
+#define ZIP64_LOCATOR_SIG 0x07064b50u
+#define ZIP_END_LEN 22
+#define ZIP64_END_LEN 56
+#define ZIP64_LOCATOR_LEN 20
+#define ZIP_CENTRAL_LEN 46
+#define ZIP_LOCAL_LEN 30
+
+/* zlib cannot expand data more than about 1032 times: a larger claim is a bomb or a lie */
+#define DEFLATE_MAX_RATIO 1032u
+
+/* data.pkl of one tensor is a few hundred bytes; anything this big is not one tensor */
+#define PKL_MAX (1u << 20)
+
+struct zip_entry {
+	const unsigned char *name;
+	size_t name_len;
+	unsigned method, flags;
+	uint32_t crc;
+	uint64_t csize, usize, local;
+};
+
+struct pickle;
+
+/*
+ * Reading one archive.  Whatever it allocates hangs from here, so that
+ * pt_reader_release() frees it also after a fault of the mapping has
+ * jumped out of the middle of the reading (tensor_open()).
+ */
+struct pt_reader {
+	const char *path;
+	struct strbuf *err;
+	const unsigned char *file;
+	size_t size;
+	struct zip_entry *entries;
+	size_t nentries;
+	const unsigned char *stem; /* the archive's top directory, without the slash */
+	size_t stem_len;
+	struct pickle *pk;         /* data.pkl's machine, while it runs */
+	z_stream zs;               /* an inflation under way (zs_live) and its output */
+	bool zs_live;
+	unsigned char *inflating;
+	unsigned char *pkl_owned, *bo_owned; /* inflated data.pkl and byteorder entries */
+};
+
+/* Free what the reading allocated (also after a fault of the mapping jumped out of it). */
+void tio_pt_reader_release(struct pt_reader *z);
+int tio_zip_read_directory(struct pt_reader *z);
+/* The first want bytes of entry e, in place or inflated (into *owned, which the caller frees). */
+int tio_zip_entry_bytes(struct pt_reader *z, const struct zip_entry *e, uint64_t want, const unsigned char **out,
+			unsigned char **owned);
+/* An entry in messages: printf("... " ENTRY_FMT " ...", ENTRY_ARG(e)). */
+#define ENTRY_FMT "entry %.*s"
+#define ENTRY_ARG(e) (int)(e)->name_len, (const char *)(e)->name
+int tio_pt_find_pickle(struct pt_reader *z, const struct zip_entry **pkl);
+int tio_pt_find(struct pt_reader *z, const char *rest, size_t rest_len, const struct zip_entry **found);
+
+/* ---- the pickle machine (pickle.c) ---- */
+
+/*
+ * Objects live in one array and are named by their index there; a tuple
+ * lists its items' indices in `items`.  Lists and dicts keep only a
+ * count: nothing of a saved tensor lives in them (the backward hooks are
+ * empty, the metadata and state dicts are not needed).  Every array has a
+ * fixed ceiling, so data.pkl cannot make the machine grow without bound,
+ * and nothing recurses on the input's nesting.
+ */
+
+#define PK_MAX_VALUES 65536
+#define PK_MAX_ITEMS 65536
+#define PK_MAX_DEPTH 1024
+#define PK_MAX_MARKS 256
+#define PK_MAX_MEMO 65536
+#define PK_MAX_VIEWS 8
+#define PK_MAX_LINE 256 /* GLOBAL's module and name lines */
+#define PK_MAX_KEY 255  /* storage keys are small decimal numbers */
+
+enum pk_kind {
+	PK_NONE, PK_BOOL, PK_INT, PK_FLOAT, PK_STR, PK_TUPLE, PK_LIST, PK_DICT, PK_GLOBAL, PK_STORAGE, PK_TENSOR
+};
+
+enum pk_global {
+	G_REBUILD_V2,
+	G_REBUILD_V3,
+	G_REBUILD_PARAMETER,
+	G_REBUILD_PARAMETER_STATE,
+	G_REBUILD_FROM_TYPE,
+	G_ORDERED_DICT,
+	G_TENSOR_CLASS,
+	G_PARAMETER_CLASS,
+	G_TYPED_STORAGE,
+	G_UNTYPED_STORAGE,
+	G_DTYPE,
+};
+
+struct pk_value {
+	enum pk_kind kind;
+	union {
+		int64_t i; /* PK_INT, PK_BOOL */
+		double f;
+		struct { const unsigned char *s; size_t len; } str;
+		struct { uint32_t first, n; } tuple; /* items[first .. first + n) */
+		uint64_t count;                      /* PK_LIST, PK_DICT: contents are dropped */
+		struct { enum pk_global g; int dtype; } global;
+		/* dtype -1: an untyped storage, whose numel counts bytes */
+		struct { const unsigned char *key; size_t key_len; int dtype; int64_t numel; } storage;
+		struct { uint32_t view; bool requires_grad; } tensor;
+	} u;
+};
+
+struct pk_view {
+	uint32_t storage; /* a PK_STORAGE value */
+	int dtype;
+	int64_t offset;
+	int ndim;
+	int64_t shape[TENSOR_MAX_DIMS], stride[TENSOR_MAX_DIMS];
+};
+
+struct pickle {
+	const char *path;
+	struct strbuf *err;
+	const unsigned char *data;
+	size_t len, pos, op; /* op: where the current opcode is, for messages */
+	struct pk_value *values;
+	size_t nvalues, values_alloc;
+	uint32_t *items;
+	size_t nitems, items_alloc;
+	uint32_t stack[PK_MAX_DEPTH];
+	size_t depth;
+	size_t marks[PK_MAX_MARKS];
+	size_t nmarks;
+	uint32_t *memo; /* value index + 1; 0: unset */
+	size_t memo_alloc, memo_count; /* memo_count: indices set, where MEMOIZE stores next */
+	struct pk_view views[PK_MAX_VIEWS];
+	unsigned nviews;
+};
+
+/* Run data.pkl to its STOP: *tensor is the tensor it builds.  0, or -1 with the reason in pk->err. */
+int tio_pk_run(struct pickle *pk, const struct pk_value **tensor);
+struct pk_value *tio_pk_val(struct pickle *pk, uint32_t i);
+void tio_pk_release(struct pickle *pk);
+
+/* ---- the readers (pt.c, npy.c) ---- */
+
+/* The tensor of a mapped .pt (t->map), read through z (which the caller releases). */
+int tio_pt_open(struct tensor *t, const char *path, struct strbuf *err, struct pt_reader *z);
+/* The tensor of a mapped .npy (t->map). */
+int tio_npy_open(struct tensor *t, const char *path, struct strbuf *err);
+
+#endif
