@@ -1,5 +1,5 @@
 #include "alike.h"
-#include "match.h"
+#include "../msprobe/naming.h"
 #include "../core/msg.h"
 #include "../core/strmap.h"
 #include "../core/xalloc.h"
@@ -237,7 +237,7 @@ static void count_unpaired(struct alike *a, struct group *g, struct side_counts 
 		s->example[c] = xstrdup(a->scratch.buf);
 	if (c == UC_NPU || c == UC_SKIPPED)
 		return;
-	matcher_fuzzy_name(&a->scratch2, a->scratch.buf);
+	naming_fuzzy_name(&a->scratch2, a->scratch.buf);
 	if (g->fuzzy_full || (g->fuzzy.size >= ALIKE_FUZZY_MAX && !strmap_find(&g->fuzzy, a->scratch2.buf,
 									       a->scratch2.len))) {
 		g->fuzzy_full = true;

@@ -9,6 +9,7 @@
 #include "../records/leafrec.h"
 #include "../records/lines.h"
 #include "../msprobe/mscell.h"
+#include "../msprobe/naming.h"
 #include "../core/strmap.h"
 #include "../core/xalloc.h"
 
@@ -187,52 +188,6 @@ void matcher_free(struct matcher *m)
 
 /* ---- keys ---------------------------------------------------------------- */
 
-static bool all_digits(const char *s, size_t n)
-{
-	if (!n)
-		return false;
-	for (size_t i = 0; i < n; i++)
-		if (s[i] < '0' || s[i] > '9')
-			return false;
-	return true;
-}
-
-void matcher_fuzzy_name(struct strbuf *out, const char *name)
-{
-	static const char *const words[] = { "forward", "backward", "parameters_grad" };
-	size_t n = strlen(name);
-	strbuf_reset(out);
-	for (size_t w = 0; w < ARRAY_SIZE(words); w++) {
-		size_t wl = strlen(words[w]);
-		/* the first component equal to the word */
-		for (size_t i = 0; i + wl <= n; i++) {
-			if ((i && name[i - 1] != '.') || memcmp(name + i, words[w], wl) ||
-			    (i + wl < n && name[i + wl] != '.'))
-				continue;
-			/* the call index: the number before the word (APIs) or after it (modules) */
-			size_t before_end = i ? i - 1 : 0, before_start = before_end;
-			while (before_start > 0 && name[before_start - 1] != '.')
-				before_start--;
-			if (i && all_digits(name + before_start, before_end - before_start)) {
-				strbuf_add(out, name, before_start);
-				strbuf_addstr(out, name + i);
-				return;
-			}
-			size_t after_start = i + wl + 1, after_end = after_start;
-			while (after_end < n && name[after_end] != '.')
-				after_end++;
-			if (i + wl < n && all_digits(name + after_start, after_end - after_start)) {
-				strbuf_add(out, name, i + wl);
-				strbuf_addstr(out, name + after_end);
-				return;
-			}
-			strbuf_addstr(out, name);
-			return;
-		}
-	}
-	strbuf_addstr(out, name);
-}
-
 /* Python's s.replace(old, new, 1). */
 static void replace_first(struct strbuf *out, const char *s, const char *old, size_t oldn, const char *new)
 {
@@ -306,7 +261,7 @@ done:
 static void fuzzy_key(struct strbuf *out, const char *name, struct strmap *occ)
 {
 	struct strmap_slot *s;
-	matcher_fuzzy_name(out, name);
+	naming_fuzzy_name(out, name);
 	s = strmap_put(occ, out->buf, out->len, NULL);
 	strbuf_addch(out, '\x1f');
 	strbuf_addu(out, s->value.u++);

@@ -104,8 +104,6 @@ struct line_sink matcher_sink(struct matcher *ctx);
  */
 void matcher_summary(const struct matcher *m, struct strbuf *out);
 
-/* msprobe -fm's renaming, done as intended: the row name without its call index. */
-void matcher_fuzzy_name(struct strbuf *out, const char *name);
 /* msprobe -cm's target key for a row name ("N/A" when it has no forward/backward/parameters_grad). */
 void matcher_mapped_name(struct strbuf *out, const char *name, const struct yamlmap *map);
 

@@ -75,4 +75,7 @@ void naming_compare_key(struct strbuf *out, const char *entry, const struct entr
  */
 bool naming_forward_entry(const char *entry, struct strbuf *out);
 
+/* msprobe -fm's renaming, done as intended: the row name without its call index. */
+void naming_fuzzy_name(struct strbuf *out, const char *name);
+
 #endif
