@@ -20,7 +20,7 @@ CFLAGS ?= -O2 -g
 BUILD ?= build
 
 WARNINGS = -Wall -Wextra -Wshadow -Wpointer-arith -Wstrict-prototypes -Wmissing-prototypes \
-	   -Wvla -Wformat=2 -Wundef -Wno-unused-parameter -Wno-format-nonliteral
+	   -Wvla -Wformat=2 -Wundef -Wno-unused-parameter -Wno-format-nonliteral -Werror=implicit-function-declaration
 ifeq ($(DEVELOPER),1)
 WARNINGS += -Werror
 endif

@@ -1,0 +1,102 @@
+/*
+ * firstmodel.h: the inside of struct first_stream (first.h), shared by
+ * first.c (the analysis: records in, findings kept, ranks decided),
+ * firsttext.c (the report for people) and firstms.c (msprobe's -da
+ * answer).  Nothing else includes it.
+ */
+#ifndef PROBE_FIRSTMODEL_H
+#define PROBE_FIRSTMODEL_H
+
+#include "first.h"
+#include "alike.h"
+#include "verdict.h"
+#include "../records/pair.h"
+#include "../core/strmap.h"
+
+/* A divergence (or a culprit) kept for the output. */
+struct finding {
+	char *line;             /* the record as it came */
+	size_t len;
+	char *verdict, *reason; /* ours, when worked out here (NULL: the record has them) */
+	char *tensor_json;      /* our tensor comparison as a "tensor" object, when worked out here */
+	int64_t rank, step, seq;
+	char *entry, *name, *state;
+	size_t n;               /* 1 for the first on its rank */
+	bool cause;
+	bool parameter;         /* a "parameters" leaf */
+	size_t same_as;         /* the same tensor as the rank's divergence #same_as (0: none) */
+	int64_t carried_from;   /* a parameter carried from this earlier step by the optimizer (-1: not) */
+	uint64_t unchosen_before; /* divergences of its rank before it that --where did not choose */
+	int inputs;             /* of its operator, for an output: INPUTS_* */
+	uint64_t earlier_within; /* leaves that differed within the band before it */
+	uint64_t comm_before;   /* communication operators its rank had started before its operator */
+	bool in_comm;           /* it is a leaf of a communication operator */
+	bool received;          /* an output of a communication operator whose inputs were the same */
+	char *why;              /* one sentence for people */
+	char *what;             /* nonfinite: which statistics are not finite */
+	bool started;           /* its rank started it (the first finding of a starting rank) */
+};
+
+enum { INPUTS_NA = -1, INPUTS_DIFFER = 0, INPUTS_SAME = 1, INPUTS_WITHIN = 2 };
+
+/* msprobe's view of one entry (its -da rule, or overflow_check's), for --msprobe. */
+struct ms_entry {
+	char *entry;
+	bool comm;
+	bool flagged;           /* diff (-da) or anomaly (overflow_check) */
+	bool input_bad;         /* overflow_check: its inputs hold inf/nan */
+	char *data_info;        /* the JSON msprobe would show for it, when it may be reported */
+	char *stack;            /* its frames as JSON, when attached */
+	char *construct;        /* its module chain as JSON, when attached */
+};
+
+struct rank_state {
+	int64_t rank;
+	/* the operator being read */
+	char *entry;
+	int64_t step;
+	bool entry_is_comm;
+	int inputs;              /* INPUTS_SAME until an input or parameter differs */
+	/* nonfinite: the operator being read, its first non-finite input and output leaves */
+	struct bad_leaf { char *line; size_t len; char *what, *name, *state; int64_t seq; } bad_in, bad_out;
+	bool seen_nonfinite;     /* an inf or a NaN in any leaf before the operator being read */
+	/* so far */
+	uint64_t comm;           /* communication operators started */
+	uint64_t diffs, within;  /* leaves beyond / within the band */
+	uint64_t pairs, same, diff, unmatched, golden_only, unreadable, leaves, propagators;
+	int64_t first_diff_step; /* the step of its first divergence (when diffs) */
+	uint64_t unchosen;       /* divergences --where did not choose, while fewer than n were kept */
+	struct strmap reported;  /* fingerprint and step of the inputs and parameters reported -> their n */
+	struct finding *found;
+	size_t nfound, found_alloc;
+	/* --msprobe */
+	struct ms_entry *ms;
+	size_t nms, ms_alloc;
+	bool ms_cur_flag;        /* the current entry, msprobe's rule */
+	struct strbuf ms_in, ms_out; /* its data_info parts */
+	char *cur_stack, *cur_construct; /* its frames and module chain, when attached (probe-stack) */
+	bool ms_in_bad, ms_out_bad;
+};
+
+struct first_stream {
+	struct first_options opts;
+	bool banded;
+	struct rank_state *ranks;
+	size_t nranks, ranks_alloc;
+	bool md5;                /* msprobe's mode: md5 (for the -da rule) */
+	struct alike *alike;     /* the like-for-like check (two runs) */
+	struct rank_state *cur;  /* the rank of the last target leaf: golden-only pairs after it are its */
+	bool finished;
+	size_t found;
+	struct strbuf scratch;
+};
+
+/* For the writers, from first.c. */
+/* The pairs compared (matched and readable) and all pairs, golden-only ones included, over the ranks. */
+void first_counts(const struct first_stream *f, uint64_t *compared, uint64_t *total);
+/* Whether the rank's first finding is one of those that started it (decided by first_finish()). */
+bool first_rank_started(const struct rank_state *rs);
+/* The finding's role as the records name it: cause, propagated, received, same_tensor; culprit or enters (--nonfinite). */
+const char *first_role_name(const struct first_stream *f, const struct finding *x);
+
+#endif

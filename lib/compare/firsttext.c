@@ -1,0 +1,406 @@
+/* firsttext.c: probe-first --format text, the report for people (firstmodel.h). */
+#include "firstmodel.h"
+#include "../core/xalloc.h"
+#include "../core/textesc.h"
+#include "../dumps/stack.h"
+
+#include <math.h>
+
+/* A field of the record's target leaf, as text ("" when absent). */
+static void leaf_field_text(const struct finding *x, enum leaf_field fld, struct strbuf *out)
+{
+	struct pair p;
+	struct strbuf err = STRBUF_INIT;
+	struct leafrec r;
+	const char *why;
+	const struct leafrec *t = NULL;
+	strbuf_reset(out);
+	if (pair_parse(&p, x->line, x->len, &err) == 0 && p.has_t)
+		t = &p.t;
+	else if (leafrec_parse(&r, x->line, x->len, &why) == 0)
+		t = &r;
+	if (t && t->f[fld].kind != SPAN_NONE) {
+		if (t->f[fld].kind == SPAN_STRING)
+			span_string(&t->f[fld], out);
+		else
+			strbuf_add(out, t->f[fld].p, t->f[fld].n);
+	}
+	strbuf_release(&err);
+}
+
+/* Text from the records (names, frames): its control characters, line ends included, made visible (textesc.h). */
+static void add_text(struct strbuf *out, const char *s)
+{
+	text_escape_str(out, s ? s : "(null)", 0);
+}
+
+/* The stack frames attached to the record (probe-stack), one per line, innermost first as msprobe lists them. */
+static void add_frames(struct strbuf *out, const struct finding *x)
+{
+	struct strbuf st = STRBUF_INIT, frame = STRBUF_INIT;
+	struct rs_iter it;
+	struct span v;
+	leaf_field_text(x, LF_STACK, &st);
+	if (st.len && rs_begin_array(&it, st.buf, st.len) == 0) {
+		bool first = true;
+		while (rs_next_item(&it, &v) == 1) {
+			strbuf_reset(&frame);
+			if (span_string(&v, &frame) < 0)
+				continue;
+			struct frame fr;
+			strbuf_addstr(out, first ? "  stack    " : "           ");
+			if (stack_frame_parse(frame.buf, &fr) && fr.function) {
+				text_escape(out, fr.file, fr.file_len, 0);
+				strbuf_addf(out, ":%ld in ", fr.line);
+				text_escape(out, fr.function, fr.function_len, 0);
+				strbuf_addstr(out, ": ");
+				text_escape(out, fr.code ? fr.code : "", fr.code ? fr.code_len : 0, 0);
+				strbuf_addch(out, '\n');
+			} else {
+				add_text(out, frame.buf);
+				strbuf_addch(out, '\n');
+			}
+			first = false;
+		}
+	}
+	leaf_field_text(x, LF_MODULES, &st);
+	if (st.len && rs_begin_array(&it, st.buf, st.len) == 0) {
+		bool first = true;
+		strbuf_addstr(out, "  modules  ");
+		while (rs_next_item(&it, &v) == 1) {
+			strbuf_reset(&frame);
+			if (span_string(&v, &frame) < 0)
+				continue;
+			strbuf_addstr(out, first ? "" : " > ");
+			add_text(out, frame.buf);
+			first = false;
+		}
+		strbuf_addch(out, '\n');
+	}
+	strbuf_release(&st);
+	strbuf_release(&frame);
+}
+
+static void add_rank_label(struct strbuf *out, int64_t rank)
+{
+	if (rank < 0)
+		strbuf_addstr(out, "(no rank)");
+	else
+		strbuf_addf(out, "rank %lld", (long long)rank);
+}
+
+/* "FILE:LINE in FUNCTION: CODE", the user's line probe-stack attached ("" when none). */
+static void where_text(const struct finding *x, struct strbuf *out)
+{
+	struct strbuf w = STRBUF_INIT;
+	static const char *const keys[] = { "file", "line", "function", "code" };
+	struct span v[4];
+	struct rs_iter it;
+	strbuf_reset(out);
+	leaf_field_text(x, LF_WHERE, &w);
+	if (w.len && rs_begin(&it, w.buf, w.len) == 0 && rs_fields(&it, keys, 4, v) == 0 &&
+	    v[0].kind == SPAN_STRING) {
+		struct strbuf part = STRBUF_INIT;
+		span_string(&v[0], &part);
+		add_text(out, part.buf);
+		if (v[1].kind == SPAN_NUMBER)
+			strbuf_addf(out, ":%.*s", (int)v[1].n, v[1].p);
+		strbuf_reset(&part);
+		if (v[2].kind == SPAN_STRING && span_string(&v[2], &part) == 0) {
+			strbuf_addstr(out, " in ");
+			add_text(out, part.buf);
+		}
+		strbuf_reset(&part);
+		if (v[3].kind == SPAN_STRING && span_string(&v[3], &part) == 0 && part.len) {
+			strbuf_addstr(out, ": ");
+			add_text(out, part.buf);
+		}
+		strbuf_release(&part);
+	}
+	strbuf_release(&w);
+}
+
+/* "NAME (state, dtype [shape])" */
+static void leaf_label(const struct finding *x, struct strbuf *out, struct strbuf *sb)
+{
+	leaf_field_text(x, LF_DTYPE, sb);
+	add_text(out, x->name);
+	strbuf_addstr(out, " (");
+	add_text(out, x->state);
+	strbuf_addstr(out, sb->len ? ", " : "");
+	add_text(out, sb->buf);
+	leaf_field_text(x, LF_SHAPE, sb);
+	strbuf_addf(out, "%s", sb->len ? " " : "");
+	for (size_t at = 0; at < sb->len; at++) {
+		strbuf_addch(out, sb->buf[at]);
+		if (sb->buf[at] == ',')
+			strbuf_addch(out, ' ');
+	}
+	strbuf_addch(out, ')');
+}
+
+/* What differs, for people: each field with target and golden labelled, then the elements. */
+static void add_differences(const struct first_stream *f, const struct finding *x, struct strbuf *out)
+{
+	struct pair p;
+	struct strbuf err = STRBUF_INIT, reason = STRBUF_INIT;
+	struct verdict_result v = { .reason = STRBUF_INIT };
+	struct verdict_options vo = { f->opts.band.rtol, f->opts.band.atol };
+	size_t before = out->len;
+	const char *tensor;
+	if (x->reason)
+		strbuf_addstr(&reason, x->reason);
+	if (pair_parse(&p, x->line, x->len, &err) == 0 && p.has_t && p.has_g) {
+		if (!x->reason && p.reason.kind == SPAN_STRING)
+			span_string(&p.reason, &reason);
+		verdict_pair(&p.t, &p.g, &vo, &v);
+		verdict_write_text(&p.t, &p.g, v.differs, "  differs  ", "           ", out);
+	}
+	/* the elements, as the reason says them */
+	tensor = strstr(reason.buf, "tensor");
+	if (tensor)
+		strbuf_addf(out, "%s%s\n", out->len > before ? "           " : "  differs  ", tensor);
+	else if (out->len == before)
+		strbuf_addf(out, "  differs  %s\n", reason.buf);
+	strbuf_release(&v.reason);
+	strbuf_release(&err);
+	strbuf_release(&reason);
+}
+
+/* One divergence (or culprit), in full. */
+static void write_finding_text(const struct first_stream *f, const struct rank_state *rs, const struct finding *x,
+			       const char *ranks, struct strbuf *out, struct strbuf *sb)
+{
+	strbuf_addch(out, '\n');
+	if (ranks)
+		strbuf_addstr(out, ranks);
+	else
+		add_rank_label(out, x->rank);
+	if (x->step >= 0)
+		strbuf_addf(out, ", step %lld", (long long)x->step);
+	strbuf_addf(out, ": %s #%zu%s\n", f->opts.nonfinite ? "first inf/nan" : "divergence", x->n,
+		    x->started ? " (this rank started it)" : ranks ? " (received alike; the numbers are the first rank's)" : "");
+	strbuf_addstr(out, "  entry    ");
+	add_text(out, x->entry);
+	if (rs->comm)
+		strbuf_addf(out, " (after %llu communication operator%s)", (unsigned long long)x->comm_before,
+			    x->comm_before == 1 ? "" : "s");
+	strbuf_addstr(out, "\n  leaf     ");
+	leaf_label(x, out, sb);
+	strbuf_addch(out, '\n');
+	if (x->what)
+		strbuf_addf(out, "  values   %s\n", x->what);
+	else
+		add_differences(f, x, out);
+	strbuf_addf(out, "  verdict  %s\n", x->why);
+	where_text(x, sb);
+	if (sb->len)
+		strbuf_addf(out, "  where    %s\n", sb->buf);
+	add_frames(out, x);
+}
+
+/* The ranks (from i on) whose first finding is received through the same entry as rank i's, as "ranks 0, 1, 3". */
+static size_t received_alike(const struct first_stream *f, size_t i, bool *taken, struct strbuf *label)
+{
+	const struct finding *x = &f->ranks[i].found[0];
+	size_t n = 0;
+	strbuf_reset(label);
+	for (size_t k = i; k < f->nranks; k++) {
+		const struct rank_state *rs = &f->ranks[k];
+		if (taken[k] || !rs->nfound || first_rank_started(rs) || strcmp(rs->found[0].entry, x->entry) ||
+		    rs->found[0].received != x->received || strcmp(rs->found[0].name, x->name))
+			continue;
+		taken[k] = true;
+		strbuf_addstr(label, n++ ? ", " : "");
+		if (rs->rank < 0)
+			strbuf_addstr(label, "(no rank)");
+		else
+			strbuf_addf(label, "%lld", (long long)rs->rank);
+	}
+	return n;
+}
+
+static void write_rank_tail(const struct first_stream *f, const struct rank_state *rs, struct strbuf *out)
+{
+	if (!f->opts.nonfinite && rs->nfound)
+		strbuf_addf(out, "  then     %llu leaves differ in all on this rank; %llu same, %llu unmatched, "
+				 "%llu golden-only, %llu unreadable\n",
+			    (unsigned long long)rs->diff, (unsigned long long)rs->same, (unsigned long long)rs->unmatched,
+			    (unsigned long long)rs->golden_only, (unsigned long long)rs->unreadable);
+	if (f->opts.nonfinite && rs->nfound)
+		strbuf_addf(out, "  then     %llu operators fed by inf/nan passed it on\n",
+			    (unsigned long long)rs->propagators);
+	if (!f->opts.nonfinite)
+		alike_explain(f->alike, rs->rank, "  note     ", out);
+}
+
+/*
+ * "incomplete: N of M pairs compared; not compared: ..." (head: what starts
+ * it; NULL: the counts only, the line before said them), the directories
+ * not there, the task note.
+ */
+static void write_completeness(const struct first_stream *f, const char *indent, const char *head,
+			       struct strbuf *out)
+{
+	uint64_t compared, total, unmatched = 0, golden_only = 0, unreadable = 0;
+	struct strbuf note = STRBUF_INIT;
+	if (f->opts.nonfinite)
+		return;
+	first_counts(f, &compared, &total);
+	for (size_t i = 0; i < f->nranks; i++) {
+		unmatched += f->ranks[i].unmatched;
+		golden_only += f->ranks[i].golden_only;
+		unreadable += f->ranks[i].unreadable;
+	}
+	if (compared < total) {
+		strbuf_addstr(out, indent);
+		if (head)
+			strbuf_addf(out, "%s%llu of %llu pairs compared; ", head, (unsigned long long)compared,
+				    (unsigned long long)total);
+		strbuf_addf(out, "not compared: %llu unmatched, %llu golden-only, %llu unreadable",
+			    (unsigned long long)unmatched, (unsigned long long)golden_only, (unsigned long long)unreadable);
+		if (alike_accepted(f->alike))
+			strbuf_addstr(out, " (accepted as a partial comparison)");
+		strbuf_addch(out, '\n');
+	}
+	alike_missing_dirs(f->alike, indent, out);
+	alike_tasks_note(f->alike, &note);
+	if (note.len)
+		strbuf_addf(out, "%s%s\n", indent, note.buf);
+	strbuf_release(&note);
+}
+
+/* The answer first: who started it, where, what it is, the user's line; the other ranks in a line each. */
+static void write_lead(const struct first_stream *f, struct strbuf *out, struct strbuf *sb)
+{
+	size_t with = 0, starters = 0;
+	bool *taken = xcalloc(f->nranks + 1, sizeof(*taken));
+	struct strbuf label = STRBUF_INIT;
+	for (size_t i = 0; i < f->nranks; i++) {
+		with += f->ranks[i].nfound > 0;
+		starters += first_rank_started(&f->ranks[i]);
+	}
+	strbuf_addf(out, "%s on %zu of %zu rank%s; started on ", f->opts.nonfinite ? "inf/nan" : "divergence", with,
+		    f->nranks, f->nranks == 1 ? "" : "s");
+	for (size_t i = 0, k = 0; i < f->nranks; i++)
+		if (first_rank_started(&f->ranks[i])) {
+			strbuf_addstr(out, k++ ? ", " : "");
+			add_rank_label(out, f->ranks[i].rank);
+		}
+	strbuf_addstr(out, starters > 1 ? " (independently)\n" : "\n");
+	for (size_t i = 0; i < f->nranks; i++) {
+		const struct finding *x;
+		if (!first_rank_started(&f->ranks[i]))
+			continue;
+		x = &f->ranks[i].found[0];
+		taken[i] = true;
+		strbuf_addstr(out, "  ");
+		add_rank_label(out, x->rank);
+		if (x->step >= 0)
+			strbuf_addf(out, ", step %lld", (long long)x->step);
+		strbuf_addstr(out, ": ");
+		leaf_label(x, out, sb);
+		strbuf_addf(out, "\n    %s\n", x->why);
+		where_text(x, sb);
+		if (sb->len)
+			strbuf_addf(out, "    at %s\n", sb->buf);
+	}
+	for (size_t i = 0; i < f->nranks; i++) {
+		const struct finding *x;
+		size_t n;
+		if (taken[i] || !f->ranks[i].nfound)
+			continue;
+		x = &f->ranks[i].found[0];
+		n = received_alike(f, i, taken, &label);
+		strbuf_addf(out, "  rank%s %s: ", n > 1 ? "s" : "", label.buf);
+		if (x->received) {
+			strbuf_addstr(out, "received it through ");
+			add_text(out, x->entry);
+		} else {
+			strbuf_addf(out, "%s at ", first_role_name(f, x));
+			add_text(out, x->name);
+		}
+		strbuf_addch(out, '\n');
+	}
+	strbuf_reset(&label);
+	for (size_t i = 0, n = 0; i < f->nranks; i++)
+		if (!f->ranks[i].nfound) {
+			strbuf_addstr(&label, n++ ? ", " : "");
+			add_rank_label(&label, f->ranks[i].rank);
+		}
+	if (label.len)
+		strbuf_addf(out, "  no %s on %s\n", f->opts.nonfinite ? "inf/nan" : "divergence", label.buf);
+	write_completeness(f, "  ", "incomplete: ", out);
+	strbuf_release(&label);
+	free(taken);
+}
+
+static void write_report_text(const struct first_stream *f, struct strbuf *out);
+
+static void write_nothing_found(const struct first_stream *f, struct strbuf *out)
+{
+	uint64_t compared, total;
+	if (f->opts.nonfinite) {
+		strbuf_addf(out, "no inf or nan in %zu rank%s\n", f->nranks, f->nranks == 1 ? "" : "s");
+		return;
+	}
+	first_counts(f, &compared, &total);
+	if (compared == total)
+		strbuf_addf(out, "no divergence: all %llu pairs of %zu rank%s compared, and the same\n",
+			    (unsigned long long)total, f->nranks, f->nranks == 1 ? "" : "s");
+	else
+		strbuf_addf(out, "%s: %llu of %llu pairs compared, and no divergence in them\n",
+			    alike_accepted(f->alike) ? "no divergence in a partial comparison" : "incomplete",
+			    (unsigned long long)compared, (unsigned long long)total);
+	write_completeness(f, "  ", NULL, out);
+	for (size_t i = 0; i < f->nranks; i++)
+		alike_explain(f->alike, f->ranks[i].rank, "  note     ", out);
+}
+
+/*
+ * The report for people.  The names and frames in it have their control
+ * characters made visible where they are written (add_text); the whole of
+ * it once more at the end, but for its own line ends, for what the other
+ * writers it calls put in (reasons, values, notes).
+ */
+void first_write_text(const struct first_stream *f, struct strbuf *out)
+{
+	size_t start = out->len;
+	write_report_text(f, out);
+	text_escape_tail(out, start, TEXT_KEEP_NL);
+}
+
+static void write_report_text(const struct first_stream *f, struct strbuf *out)
+{
+	struct strbuf sb = STRBUF_INIT, label = STRBUF_INIT, header = STRBUF_INIT;
+	bool *taken;
+	if (!f->found) {
+		write_nothing_found(f, out);
+		return;
+	}
+	write_lead(f, out, &sb);
+	/* the details: the ranks that started it, then the others; with -n 1 the ranks that received alike once */
+	taken = xcalloc(f->nranks + 1, sizeof(*taken));
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t i = 0; i < f->nranks; i++) {
+			const struct rank_state *rs = &f->ranks[i];
+			const char *ranks = NULL;
+			if (taken[i] || first_rank_started(rs) != !pass)
+				continue;
+			if (pass && f->opts.n == 1 && rs->nfound && rs->found[0].received &&
+			    received_alike(f, i, taken, &label) > 1) {
+				strbuf_reset(&header);
+				strbuf_addf(&header, "ranks %s", label.buf);
+				ranks = header.buf;
+			}
+			taken[i] = true;
+			for (size_t k = 0; k < rs->nfound; k++)
+				write_finding_text(f, rs, &rs->found[k], k ? NULL : ranks, out, &sb);
+			write_rank_tail(f, rs, out);
+		}
+	free(taken);
+	strbuf_release(&sb);
+	strbuf_release(&label);
+	strbuf_release(&header);
+}
+
