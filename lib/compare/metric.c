@@ -296,22 +296,7 @@ static void decide_stack_mode(struct metric_stream *m, const struct item *it)
 }
 
 /* ';' or '\\': where a string could hold msprobe's pattern past its first character */
-#ifdef SWAR_SSE2
-static inline unsigned vec_semi_or_backslash(__m128i v)
-{
-	return (unsigned)_mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8(';')),
-							_mm_cmpeq_epi8(v, _mm_set1_epi8('\\'))));
-}
-#endif
-static inline uint64_t word_semi_or_backslash(uint64_t w)
-{
-	return swar_eq(w, ';') | swar_eq(w, '\\');
-}
-static inline int is_semi_or_backslash(unsigned char c)
-{
-	return c == ';' || c == '\\';
-}
-SWAR_SEARCH(find_semi_or_backslash, vec_semi_or_backslash, word_semi_or_backslash, is_semi_or_backslash)
+SWAR_SEARCH_EITHER(find_semi_or_backslash, ';', '\\')
 
 /* A string span msprobe's parse-time pattern refuses. */
 static bool span_special(struct metric_stream *m, const struct span *v)

@@ -303,6 +303,37 @@ static void diff_elements(const unsigned char *pt, const unsigned char *pg, int6
 }
 
 /*
+ * The end of diff_f32() and diff_16() over one chunk of elements of `size`
+ * bytes starting at element `at`: ndiff of them differ (odd: a NaN against
+ * a number among them), max_ulp the widest distance in ulps, max_abs_ord
+ * the bits of the widest absolute difference.
+ */
+static void add_chunk_diffs(struct tmetric *m, const unsigned char *pt, const unsigned char *pg, size_t size,
+			    int64_t at, int64_t ndiff, int64_t odd, int64_t max_ulp, int64_t max_abs_ord)
+{
+	double max_abs;
+	if (!ndiff)
+		return;
+	if (m->first_diff < 0) {
+		int64_t i = 0;
+		while (!memcmp(pt + size * (size_t)i, pg + size * (size_t)i, size))
+			i++;
+		m->first_diff = at + i;
+	}
+	m->ndiff += ndiff;
+	m->nbeyond += ndiff;
+	memcpy(&max_abs, &max_abs_ord, 8);
+	if (odd || isinf(m->max_ulp)) {
+		m->max_ulp = INFINITY; /* a NaN against a number */
+		m->max_abs = INFINITY;
+		return;
+	}
+	if ((double)max_ulp > m->max_ulp)
+		m->max_ulp = (double)max_ulp;
+	m->max_abs = max_abs;
+}
+
+/*
  * The same for float32 without a band: the common case of two runs that
  * differ almost everywhere.  One branch-free pass the compiler vectorises
  * (distances in ulps from the floats' bits mapped to ordered integers;
@@ -338,25 +369,7 @@ VECTOR_CLONES static void diff_f32(const unsigned char *pt, const unsigned char 
 		max_ulp = u > max_ulp ? u : max_ulp;
 		max_abs_ord = dbits > max_abs_ord ? dbits : max_abs_ord;
 	}
-	if (!ndiff)
-		return;
-	if (m->first_diff < 0) {
-		int64_t i = 0;
-		while (!memcmp(pt + 4 * i, pg + 4 * i, 4))
-			i++;
-		m->first_diff = at + i;
-	}
-	m->ndiff += ndiff;
-	m->nbeyond += ndiff;
-	memcpy(&max_abs, &max_abs_ord, 8);
-	if (odd || isinf(m->max_ulp)) {
-		m->max_ulp = INFINITY; /* a NaN against a number */
-		m->max_abs = INFINITY;
-		return;
-	}
-	if ((double)max_ulp > m->max_ulp)
-		m->max_ulp = (double)max_ulp;
-	m->max_abs = max_abs;
+	add_chunk_diffs(m, pt, pg, 4, at, ndiff, odd, max_ulp, max_abs_ord);
 }
 
 /* A 16-bit float as a float, without branches (float16: infinities and NaNs come out finite). */
@@ -403,25 +416,7 @@ ALWAYS_INLINE static inline void diff_16(const unsigned char *pt, const unsigned
 		max_ulp = u > max_ulp ? u : max_ulp;
 		max_abs_ord = dbits > max_abs_ord ? dbits : max_abs_ord;
 	}
-	if (!ndiff)
-		return;
-	if (m->first_diff < 0) {
-		int64_t i = 0;
-		while (!memcmp(pt + 2 * i, pg + 2 * i, 2))
-			i++;
-		m->first_diff = at + i;
-	}
-	m->ndiff += ndiff;
-	m->nbeyond += ndiff;
-	memcpy(&max_abs, &max_abs_ord, 8);
-	if (odd || isinf(m->max_ulp)) {
-		m->max_ulp = INFINITY;
-		m->max_abs = INFINITY;
-		return;
-	}
-	if ((double)max_ulp > m->max_ulp)
-		m->max_ulp = (double)max_ulp;
-	m->max_abs = max_abs;
+	add_chunk_diffs(m, pt, pg, 2, at, ndiff, odd, max_ulp, max_abs_ord);
 }
 
 VECTOR_CLONES static void diff_bf16(const unsigned char *pt, const unsigned char *pg, int64_t n, int64_t at,

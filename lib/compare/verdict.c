@@ -53,6 +53,18 @@ static void add_span(struct strbuf *out, const struct span *s)
 	else
 		strbuf_add(out, s->p, s->n);
 }
+/* Field f differs: its bit, and "name A vs B" in the reason (after a "; "). */
+static void add_difference(struct verdict_result *out, enum leaf_field f, const struct span *a, const struct span *b)
+{
+	out->differs |= 1u << f;
+	if (out->reason.len)
+		strbuf_addstr(&out->reason, "; ");
+	strbuf_addf(&out->reason, "%s ", leaf_field_names[f]);
+	add_span(&out->reason, a);
+	strbuf_addstr(&out->reason, " vs ");
+	add_span(&out->reason, b);
+}
+
 
 /* Whether two statistics agree within the band (bitwise when the band is 0). */
 static bool stats_agree(double t, double g, const struct verdict_options *o)
@@ -94,13 +106,7 @@ void verdict_pair(const struct leafrec *t, const struct leafrec *g, const struct
 				out->within_band |= 1u << f;
 				continue;
 			}
-			out->differs |= 1u << f;
-			if (out->reason.len)
-				strbuf_addstr(&out->reason, "; ");
-			strbuf_addf(&out->reason, "%s ", leaf_field_names[f]);
-			add_span(&out->reason, a);
-			strbuf_addstr(&out->reason, " vs ");
-			add_span(&out->reason, b);
+			add_difference(out, f, a, b);
 			if (isfinite(x) && isfinite(y) && y != 0) {
 				strbuf_addstr(&out->reason, " (rel ");
 				pyfmt_double(&out->reason, fabs(x - y) / fabs(y));
@@ -110,13 +116,7 @@ void verdict_pair(const struct leafrec *t, const struct leafrec *g, const struct
 			}
 			continue;
 		}
-		out->differs |= 1u << f;
-		if (out->reason.len)
-			strbuf_addstr(&out->reason, "; ");
-		strbuf_addf(&out->reason, "%s ", leaf_field_names[f]);
-		add_span(&out->reason, a);
-		strbuf_addstr(&out->reason, " vs ");
-		add_span(&out->reason, b);
+		add_difference(out, f, a, b);
 	}
 	out->verdict = out->differs ? VERDICT_DIFF : VERDICT_SAME;
 }

@@ -83,24 +83,35 @@ static inline unsigned swar_first(uint64_t mask)
 		return p;                                                 \
 	}
 
-/* '"' or '\\' */
+/*
+ * name(p, end): the first byte of [p, end) that is A or B, or end; the
+ * three steps of SWAR_SEARCH defined for the two bytes (as NAME_vec,
+ * NAME_word, NAME_is).
+ */
 #ifdef SWAR_SSE2
-static inline unsigned vec_quote_or_backslash(__m128i v)
-{
-	return (unsigned)_mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')),
-							_mm_cmpeq_epi8(v, _mm_set1_epi8('\\'))));
-}
+#define SWAR_EITHER_VEC(name, A, B)                                                                  \
+	static inline unsigned name##_vec(__m128i v)                                                 \
+	{                                                                                            \
+		return (unsigned)_mm_movemask_epi8(                                                   \
+			_mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8(A)), _mm_cmpeq_epi8(v, _mm_set1_epi8(B)))); \
+	}
+#else
+#define SWAR_EITHER_VEC(name, A, B)
 #endif
-static inline uint64_t word_quote_or_backslash(uint64_t w)
-{
-	return swar_eq(w, '"') | swar_eq(w, '\\');
-}
-static inline int is_quote_or_backslash(unsigned char c)
-{
-	return c == '"' || c == '\\';
-}
+#define SWAR_SEARCH_EITHER(name, A, B)                                          \
+	SWAR_EITHER_VEC(name, A, B)                                             \
+	static inline uint64_t name##_word(uint64_t w)                          \
+	{                                                                       \
+		return swar_eq(w, A) | swar_eq(w, B);                           \
+	}                                                                       \
+	static inline int name##_is(unsigned char c)                            \
+	{                                                                       \
+		return c == (A) || c == (B);                                    \
+	}                                                                       \
+	SWAR_SEARCH(name, name##_vec, name##_word, name##_is)
+
 /* First '"' or '\\' in [p, end), or end. */
-SWAR_SEARCH(swar_find_quote_or_backslash, vec_quote_or_backslash, word_quote_or_backslash, is_quote_or_backslash)
+SWAR_SEARCH_EITHER(swar_find_quote_or_backslash, '"', '\\')
 
 /* Whether c can stand in a JSON string as it is: ASCII but the controls, '"' and '\\'. */
 static inline int swar_plain_byte(unsigned char c)

@@ -220,6 +220,21 @@ static int hexval(int c)
 	return -1;
 }
 
+int json_escape_char(char e)
+{
+	switch (e) {
+	case '"': return '"';
+	case '\\': return '\\';
+	case '/': return '/';
+	case 'b': return '\b';
+	case 'f': return '\f';
+	case 'n': return '\n';
+	case 'r': return '\r';
+	case 't': return '\t';
+	default: return -1;
+	}
+}
+
 enum json_u json_unicode_escape(const char *p, const char *end, uint32_t *cp, size_t *used)
 {
 	uint32_t v = 0, lo = 0;
@@ -270,14 +285,6 @@ static int decode_escapes(struct json_reader *r, size_t start, size_t stop)
 		strbuf_add(out, b + run, i - run);
 		char e = b[i + 1];
 		switch (e) {
-		case '"': strbuf_addch(out, '"'); break;
-		case '\\': strbuf_addch(out, '\\'); break;
-		case '/': strbuf_addch(out, '/'); break;
-		case 'b': strbuf_addch(out, '\b'); break;
-		case 'f': strbuf_addch(out, '\f'); break;
-		case 'n': strbuf_addch(out, '\n'); break;
-		case 'r': strbuf_addch(out, '\r'); break;
-		case 't': strbuf_addch(out, '\t'); break;
 		case 'u': {
 			uint32_t cp = 0;
 			size_t used = 6;
@@ -289,6 +296,8 @@ static int decode_escapes(struct json_reader *r, size_t start, size_t stop)
 			i += used - 2;
 			break;
 		}
+		default: /* one of those json_escape_char() knows: scan_string() has checked */
+			strbuf_addch(out, (char)json_escape_char(e));
 		}
 		i += 2;
 		run = i;
@@ -335,7 +344,7 @@ static enum json_type scan_string(struct json_reader *r, struct json_token *tok,
 							i += 6;
 							continue;
 						}
-					} else if (strchr("\"\\/bfnrt", e) && e) {
+					} else if (json_escape_char((char)e) >= 0) {
 						escaped = true;
 						i += 2;
 						continue;

@@ -128,6 +128,8 @@ const char *json_type_name(enum json_type t);
  * tokenizer refuses it; the scanner reads U+FFFD); JSON_U_MALFORMED when
  * four hex digits do not follow.
  */
+/* The character a one-letter escape \e stands for (" \\ / b f n r t), or -1 for any other e (u included). */
+int json_escape_char(char e);
 enum json_u { JSON_U_PAIRED_OR_PLAIN, JSON_U_LONE_SURROGATE, JSON_U_MALFORMED };
 enum json_u json_unicode_escape(const char *p, const char *end, uint32_t *cp, size_t *used);
 

@@ -287,14 +287,6 @@ int span_string(const struct span *s, struct strbuf *out)
 		if (bs + 1 >= end)
 			return -1;
 		switch (bs[1]) {
-		case '"': strbuf_addch(out, '"'); break;
-		case '\\': strbuf_addch(out, '\\'); break;
-		case '/': strbuf_addch(out, '/'); break;
-		case 'b': strbuf_addch(out, '\b'); break;
-		case 'f': strbuf_addch(out, '\f'); break;
-		case 'n': strbuf_addch(out, '\n'); break;
-		case 'r': strbuf_addch(out, '\r'); break;
-		case 't': strbuf_addch(out, '\t'); break;
 		case 'u': {
 			uint32_t cp;
 			size_t used;
@@ -306,8 +298,12 @@ int span_string(const struct span *s, struct strbuf *out)
 			p = bs + used;
 			continue;
 		}
-		default:
-			return -1;
+		default: {
+			int c = json_escape_char(bs[1]);
+			if (c < 0)
+				return -1;
+			strbuf_addch(out, (char)c);
+		}
 		}
 		p = bs + 2;
 	}
