@@ -64,6 +64,16 @@ void warning(const char *fmt, ...)
 	va_end(ap);
 }
 
+int msg_fail(struct strbuf *err, const char *subject, const char *fmt, ...)
+{
+	va_list ap;
+	strbuf_addf(err, "%s: ", subject);
+	va_start(ap, fmt);
+	strbuf_vaddf(err, fmt, ap);
+	va_end(ap);
+	return PROBE_ERR;
+}
+
 void msg_report(const char *fmt, ...)
 {
 	va_list ap;

@@ -19,7 +19,7 @@
  *   strbuf_release()) and gives an empty one.
  *
  *   Position.  A message names what it is about first: "FILE: what",
- *   "FILE:LINE: what", "FILE: byte N: what".  The one exception is a call
+ *   "FILE:LINE: what", "FILE: byte N: what" (msg_fail() writes one).  The one exception is a call
  *   fed one record line of a stream it does not own (first_add(),
  *   attach_record(), matcher_add_target(), ...): it cannot know the
  *   stream's name or the line's number, so its negative return says what
@@ -55,6 +55,10 @@ enum probe_status {
 	PROBE_TROUBLE = 2,  /* usage, unreadable or malformed input, nothing to compare */
 	PROBE_INCOMPLETE = 3, /* probe-first: no divergence in what was compared, but not everything was */
 };
+
+/* Append "SUBJECT: what" (a file, "FILE:LINE", ...) to err, as the protocol writes messages; returns PROBE_ERR. */
+struct strbuf;
+int msg_fail(struct strbuf *err, const char *subject, const char *fmt, ...) PRINTF_LIKE(3, 4);
 
 /* The negative returns of the protocol above. */
 enum probe_err {

@@ -10,7 +10,7 @@ struct npy_lit {
 
 static int npy_fail(struct npy_lit *l, const char *what)
 {
-	return tio_fail(l->err, l->path, "bad .npy header at byte %zu: %s", (size_t)(l->p - l->start), what);
+	return msg_fail(l->err, l->path, "bad .npy header at byte %zu: %s", (size_t)(l->p - l->start), what);
 }
 
 static void npy_space(struct npy_lit *l)
@@ -106,7 +106,7 @@ static int npy_refuse_descr(struct npy_lit *l, const unsigned char *d, size_t n)
 		else if (d[k] == 'M' || d[k] == 'm')
 			kind = "datetime arrays are not supported";
 	}
-	return tio_fail(l->err, l->path, "%s (descr '%.*s')", kind, (int)n, (const char *)d);
+	return msg_fail(l->err, l->path, "%s (descr '%.*s')", kind, (int)n, (const char *)d);
 }
 
 static int npy_header(struct npy_lit *l, struct tensor *t, bool *fortran, bool *big)
@@ -128,7 +128,7 @@ static int npy_header(struct npy_lit *l, struct tensor *t, bool *fortran, bool *
 			seen_descr = true;
 			npy_space(l);
 			if (l->p < l->end && *l->p == '[')
-				return tio_fail(l->err, l->path, "structured arrays are not supported");
+				return msg_fail(l->err, l->path, "structured arrays are not supported");
 			if (npy_string(l, &d, &dlen))
 				return -1;
 			if ((dt = dtype_from_npy((const char *)d, dlen, big)) < 0)
@@ -143,7 +143,7 @@ static int npy_header(struct npy_lit *l, struct tensor *t, bool *fortran, bool *
 			if (npy_shape(l, t))
 				return -1;
 		} else {
-			return tio_fail(l->err, l->path, "bad .npy header: unexpected or repeated key '%.*s'", (int)klen,
+			return msg_fail(l->err, l->path, "bad .npy header: unexpected or repeated key '%.*s'", (int)klen,
 				    (const char *)key);
 		}
 		if (!npy_eat(l, ',')) {
@@ -156,7 +156,7 @@ static int npy_header(struct npy_lit *l, struct tensor *t, bool *fortran, bool *
 	if (l->p != l->end)
 		return npy_fail(l, "text after the dict");
 	if (!seen_descr || !seen_fortran || !seen_shape)
-		return tio_fail(l->err, l->path, "bad .npy header: it lacks '%s'",
+		return msg_fail(l->err, l->path, "bad .npy header: it lacks '%s'",
 			    !seen_descr ? "descr" : !seen_fortran ? "fortran_order" : "shape");
 	return 0;
 }
@@ -171,20 +171,20 @@ int tio_npy_open(struct tensor *t, const char *path, struct strbuf *err)
 	int64_t end, need;
 
 	if (size < 10)
-		return tio_fail(err, path, "truncated .npy file: %zu bytes", size);
+		return msg_fail(err, path, "truncated .npy file: %zu bytes", size);
 	if (f[6] == 1 && f[7] == 0) {
 		hlen = get16(f + 8);
 		hstart = 10;
 	} else if ((f[6] == 2 || f[6] == 3) && f[7] == 0) {
 		if (size < 12)
-			return tio_fail(err, path, "truncated .npy file: %zu bytes", size);
+			return msg_fail(err, path, "truncated .npy file: %zu bytes", size);
 		hlen = get32(f + 8);
 		hstart = 12;
 	} else {
-		return tio_fail(err, path, ".npy format version %u.%u is not supported", f[6], f[7]);
+		return msg_fail(err, path, ".npy format version %u.%u is not supported", f[6], f[7]);
 	}
 	if (hlen > size - hstart)
-		return tio_fail(err, path, "the .npy header claims %llu bytes but the file holds %zu after the preamble",
+		return msg_fail(err, path, "the .npy header claims %llu bytes but the file holds %zu after the preamble",
 			    (unsigned long long)hlen, size - hstart);
 	l.path = path;
 	l.err = err;
@@ -193,13 +193,13 @@ int tio_npy_open(struct tensor *t, const char *path, struct strbuf *err)
 	if (npy_header(&l, t, &fortran, &big))
 		return -1;
 	if (tio_dense_strides(t, fortran))
-		return tio_fail(err, path, "the shape holds more than 2^63 elements");
+		return msg_fail(err, path, "the shape holds more than 2^63 elements");
 	if (tio_check_view(t, path, err, 0, INT64_MAX, &end))
 		return -1;
 	if (!mul_ok(t->numel, dtype_info(t->dtype)->size, &need))
-		return tio_fail(err, path, "the array's size in bytes overflows 64 bits");
+		return msg_fail(err, path, "the array's size in bytes overflows 64 bits");
 	if ((uint64_t)need > size - hstart - hlen)
-		return tio_fail(err, path, "the header says %lld elements but the file holds %zu bytes of data",
+		return msg_fail(err, path, "the header says %lld elements but the file holds %zu bytes of data",
 			    (long long)t->numel, size - hstart - (size_t)hlen);
 	f += hstart + hlen;
 	if (tio_align_storage(t, &f, need, path, err))

@@ -60,14 +60,14 @@ static int pt_byteorder(struct pt_reader *z, bool *big)
 	if (!e)
 		return 0; /* torch 1.x: little-endian */
 	if (e->usize > 16)
-		return tio_fail(z->err, z->path, "the byteorder entry holds %llu bytes, not \"little\" or \"big\"",
+		return msg_fail(z->err, z->path, "the byteorder entry holds %llu bytes, not \"little\" or \"big\"",
 			    (unsigned long long)e->usize);
 	if (tio_zip_entry_bytes(z, e, e->usize, &s, &z->bo_owned))
 		return -1;
 	if (tio_is(s, (size_t)e->usize, "big"))
 		*big = true;
 	else if (!tio_is(s, (size_t)e->usize, "little"))
-		rc = tio_fail(z->err, z->path, "the byteorder entry says \"%.*s\", not \"little\" or \"big\"",
+		rc = msg_fail(z->err, z->path, "the byteorder entry says \"%.*s\", not \"little\" or \"big\"",
 			  (int)e->usize, (const char *)s);
 	free(z->bo_owned);
 	z->bo_owned = NULL;
@@ -88,12 +88,12 @@ static int pt_load(struct pt_reader *z, struct tensor *t)
 	if (tio_zip_read_directory(z) || tio_pt_find_pickle(z, &pkl))
 		return -1;
 	if (pkl->usize > PKL_MAX)
-		return tio_fail(z->err, z->path, "data.pkl holds %llu bytes: too large for one tensor",
+		return msg_fail(z->err, z->path, "data.pkl holds %llu bytes: too large for one tensor",
 			    (unsigned long long)pkl->usize);
 	if (tio_zip_entry_bytes(z, pkl, pkl->usize, &pkl_data, &z->pkl_owned))
 		return -1;
 	if (crc32(0, pkl_data, (uInt)pkl->usize) != pkl->crc)
-		rc = tio_fail(z->err, z->path, "data.pkl fails its CRC check");
+		rc = msg_fail(z->err, z->path, "data.pkl fails its CRC check");
 	else
 		rc = pt_run_pickle(z, t, pkl_data, (size_t)pkl->usize, &desc);
 	free(z->pkl_owned);
@@ -108,7 +108,7 @@ static int pt_load(struct pt_reader *z, struct tensor *t)
 	} else {
 		storage_elems = desc.storage_numel;
 		if (!mul_ok(storage_elems, size, &storage_bytes))
-			return tio_fail(z->err, z->path, "a storage of %lld elements overflows 64 bits",
+			return msg_fail(z->err, z->path, "a storage of %lld elements overflows 64 bits",
 				    (long long)storage_elems);
 	}
 	if (tio_check_view(t, z->path, z->err, desc.offset, storage_elems, &end))
@@ -119,10 +119,10 @@ static int pt_load(struct pt_reader *z, struct tensor *t)
 	if (tio_pt_find(z, rest, desc.key_len + 5, &st))
 		return -1;
 	if (!st)
-		return tio_fail(z->err, z->path, "no entry %.*s/data/%s for the tensor's storage", (int)z->stem_len,
+		return msg_fail(z->err, z->path, "no entry %.*s/data/%s for the tensor's storage", (int)z->stem_len,
 			    (const char *)z->stem, desc.key);
 	if (st->usize < (uint64_t)storage_bytes)
-		return tio_fail(z->err, z->path,
+		return msg_fail(z->err, z->path,
 			    ENTRY_FMT " holds %llu bytes but its storage is %lld %s elements (%lld bytes)", ENTRY_ARG(st),
 			    (unsigned long long)st->usize, (long long)storage_elems,
 			    dtype_info(t->dtype)->name, (long long)storage_bytes);

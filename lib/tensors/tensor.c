@@ -14,16 +14,6 @@
 #include <unistd.h>
 #include <zlib.h>
 
-int tio_fail(struct strbuf *err, const char *path, const char *fmt, ...)
-{
-	va_list ap;
-	strbuf_addf(err, "%s: ", path);
-	va_start(ap, fmt);
-	strbuf_vaddf(err, fmt, ap);
-	va_end(ap);
-	return -1;
-}
-
 /* ------------------------------------------------------------------ */
 /* The view: shape and strides against a storage                       */
 
@@ -41,7 +31,7 @@ int tio_align_storage(struct tensor *t, const unsigned char **base, int64_t byte
 	if (bytes <= 0 || !size || (uintptr_t)*base % size == 0)
 		return 0;
 	if ((uint64_t)bytes > SIZE_MAX || !(copy = malloc((size_t)bytes)))
-		return tio_fail(err, path, "cannot allocate %lld bytes to align the storage", (long long)bytes);
+		return msg_fail(err, path, "cannot allocate %lld bytes to align the storage", (long long)bytes);
 	/* the tensor holds the copy before the copying faults, if it does (*base in the mapping: old is NULL) */
 	t->owned = copy;
 	memcpy(copy, *base, (size_t)bytes);
@@ -75,12 +65,12 @@ int tio_check_view(struct tensor *t, const char *path, struct strbuf *err, int64
 	for (int d = 0; d < t->ndim; d++) {
 		int64_t reach;
 		if (!mul_ok(numel, t->shape[d], &numel))
-			return tio_fail(err, path, "the shape holds more than 2^63 elements");
+			return msg_fail(err, path, "the shape holds more than 2^63 elements");
 		if (!mul_ok(t->shape[d] - 1, t->stride[d], &reach) || !add_ok(last, reach, &last))
-			return tio_fail(err, path, "the view's extent (offset, size and stride) overflows 64 bits");
+			return msg_fail(err, path, "the view's extent (offset, size and stride) overflows 64 bits");
 	}
 	if (last >= storage_elems)
-		return tio_fail(err, path, "the view reaches element %lld of a storage of %lld elements",
+		return msg_fail(err, path, "the view reaches element %lld of a storage of %lld elements",
 			    (long long)last, (long long)storage_elems);
 	/*
 	 * More elements than the storage holds: the view repeats them (a zero
@@ -88,7 +78,7 @@ int tio_check_view(struct tensor *t, const char *path, struct strbuf *err, int64
 	 * the repeats, msprobe's numpy arithmetic makes copies of them.
 	 */
 	if (numel > storage_elems && numel > TENSOR_MAX_REPEATED)
-		return tio_fail(err, path,
+		return msg_fail(err, path,
 			    "the view claims %lld elements of a storage of %lld (its strides repeat them); "
 			    "a view that repeats elements may claim at most %lld",
 			    (long long)numel, (long long)storage_elems, (long long)TENSOR_MAX_REPEATED);
@@ -125,7 +115,7 @@ int tio_dense_strides(struct tensor *t, bool column_major)
 
 static int not_regular(struct strbuf *err, const char *path, mode_t mode)
 {
-	return tio_fail(err, path, "not a regular file (%s): only regular files are read as tensors", source_kind_name(mode));
+	return msg_fail(err, path, "not a regular file (%s): only regular files are read as tensors", source_kind_name(mode));
 }
 
 /*
@@ -142,16 +132,16 @@ static int open_regular(int dirfd, const char *rel, bool nofollow, bool looked_a
 	int fd;
 	bool other;
 	if (!looked_at && fstatat(dirfd, rel, st, nofollow ? AT_SYMLINK_NOFOLLOW : 0))
-		return tio_fail(err, path, "%s", strerror(errno));
+		return msg_fail(err, path, "%s", strerror(errno));
 	if (!S_ISREG(st->st_mode))
 		return not_regular(err, path, st->st_mode);
 	if (st->st_size == 0) /* not opened either: /proc/self/mem and its kind say 0 */
-		return tio_fail(err, path, "empty file: not a tensor");
+		return msg_fail(err, path, "empty file: not a tensor");
 	fd = source_open_regular_fd(dirfd, rel, nofollow ? O_NOFOLLOW : 0, st, &other);
 	if (fd < 0 && other)
 		return not_regular(err, path, st->st_mode);
 	if (fd < 0)
-		return tio_fail(err, path, "%s", errno == ELOOP ? "a symbolic link put in the file's place" : strerror(errno));
+		return msg_fail(err, path, "%s", errno == ELOOP ? "a symbolic link put in the file's place" : strerror(errno));
 	return fd;
 }
 
@@ -161,17 +151,17 @@ static int map_fd(struct tensor *t, int fd, const struct stat *st, const char *p
 	void *map;
 	if (st->st_size == 0) {
 		close(fd);
-		return tio_fail(err, path, "empty file: not a tensor");
+		return msg_fail(err, path, "empty file: not a tensor");
 	}
 	if ((uint64_t)st->st_size > SIZE_MAX) {
 		close(fd);
-		return tio_fail(err, path, "too large to map");
+		return msg_fail(err, path, "too large to map");
 	}
 	map = mmap(NULL, (size_t)st->st_size, PROT_READ, MAP_PRIVATE, fd, 0);
 	if (map == MAP_FAILED) {
 		int e = errno;
 		close(fd);
-		return tio_fail(err, path, "cannot map: %s", strerror(e));
+		return msg_fail(err, path, "cannot map: %s", strerror(e));
 	}
 	t->map = map;
 	t->map_len = (size_t)st->st_size;
@@ -245,8 +235,8 @@ static int read_format(struct tensor *t, const char *path, struct strbuf *err, s
 	if (t->map_len >= 4 && f[0] == 'P' && f[1] == 'K' && ((f[2] == 3 && f[3] == 4) || (f[2] == 5 && f[3] == 6)))
 		return tio_pt_open(t, path, err, z);
 	if (t->map_len >= 2 && f[0] == 0x80 && f[1] >= 2 && f[1] <= 5)
-		return tio_fail(err, path, "a pickle, not a zip archive: torch.save's legacy format is not supported");
-	return tio_fail(err, path, "neither a torch .pt (zip) nor a .npy file");
+		return msg_fail(err, path, "a pickle, not a zip archive: torch.save's legacy format is not supported");
+	return msg_fail(err, path, "neither a torch .pt (zip) nor a .npy file");
 }
 
 /* The tensor of the regular file fd: mapped and read, a fault of the mapping caught. */
@@ -267,7 +257,7 @@ static int open_fd(struct tensor *t, int fd, const struct stat *st, const char *
 	} else {
 		strbuf_setlen(err, err_len); /* whatever a message being written had got to */
 		if (!tensor_fault_message(t, g.addr, err))
-			tio_fail(err, path, "a read faulted (SIGBUS) while the file was opened");
+			msg_fail(err, path, "a read faulted (SIGBUS) while the file was opened");
 		rc = -1;
 	}
 	tensor_guard_end(&g);
@@ -314,16 +304,16 @@ static int open_resolved_inside(const char *dir, const char *path, struct stat *
 	size_t n;
 	int fd = -1;
 	if (!real_dir)
-		return tio_fail(err, path, "its folder %s: %s", dir, strerror(errno));
+		return msg_fail(err, path, "its folder %s: %s", dir, strerror(errno));
 	if (!(real = realpath(path, NULL))) {
-		tio_fail(err, path, "%s", strerror(errno));
+		msg_fail(err, path, "%s", strerror(errno));
 		goto out;
 	}
 	n = strlen(real_dir);
 	if (n == 1) /* the folder is "/" */
 		n = 0;
 	if (strncmp(real, real_dir, n) || real[n] != '/') {
-		tio_fail(err, path, "resolves to %s, outside the tensor folder %s: only files inside the tensor folder are read",
+		msg_fail(err, path, "resolves to %s, outside the tensor folder %s: only files inside the tensor folder are read",
 		     real, real_dir);
 		goto out;
 	}
@@ -345,10 +335,10 @@ int tensor_open_leaf(struct tensor *t, const char *path, const char *name, struc
 
 	memset(t, 0, sizeof(*t));
 	if (nlen && name[0] == '/')
-		return tio_fail(err, path, "data_name \"%s\" is an absolute path: only files inside the tensor folder are read",
+		return msg_fail(err, path, "data_name \"%s\" is an absolute path: only files inside the tensor folder are read",
 			    name);
 	if (nlen && has_dotdot(name))
-		return tio_fail(err, path, "data_name \"%s\" has a \"..\" component: only files inside the tensor folder are read",
+		return msg_fail(err, path, "data_name \"%s\" has a \"..\" component: only files inside the tensor folder are read",
 			    name);
 	if (nlen && plen >= nlen && !strcmp(path + plen - nlen, name) && (plen == nlen || path[plen - nlen - 1] == '/')) {
 		/* the folder is what comes before the name */
@@ -362,7 +352,7 @@ int tensor_open_leaf(struct tensor *t, const char *path, const char *name, struc
 		rel = slash ? slash + 1 : path;
 		if (!*rel || !strcmp(rel, ".") || !strcmp(rel, "..")) {
 			strbuf_release(&dir);
-			return tio_fail(err, path, "names a folder, not a file");
+			return msg_fail(err, path, "names a folder, not a file");
 		}
 	}
 	if (!dir.len)
@@ -374,7 +364,7 @@ int tensor_open_leaf(struct tensor *t, const char *path, const char *name, struc
 	 * link: both resolved, followed only to a file inside the folder.
 	 */
 	if (!strchr(rel, '/') && fstatat(AT_FDCWD, path, &st, AT_SYMLINK_NOFOLLOW))
-		tio_fail(err, path, "%s", strerror(errno));
+		msg_fail(err, path, "%s", strerror(errno));
 	else if (strchr(rel, '/') || S_ISLNK(st.st_mode))
 		fd = open_resolved_inside(dir.buf, path, &st, err);
 	else

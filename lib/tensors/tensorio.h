@@ -15,12 +15,11 @@
 #define PROBE_TENSORIO_H
 
 #include "tensor.h"
+#include "../core/msg.h"
 #include "../core/xalloc.h"
 
 #include <zlib.h>
 
-/* "PATH: what" into err; returns -1. */
-int tio_fail(struct strbuf *err, const char *path, const char *fmt, ...) PRINTF_LIKE(3, 4);
 
 /* Little-endian loads from the file, whatever this machine's order. */
 static inline uint16_t get16(const unsigned char *p)

@@ -21,7 +21,7 @@ static int zip_find_end(struct pt_reader *z, size_t *pos)
 {
 	size_t lowest;
 	if (z->size < ZIP_END_LEN)
-		return tio_fail(z->err, z->path, "truncated zip archive: %zu bytes", z->size);
+		return msg_fail(z->err, z->path, "truncated zip archive: %zu bytes", z->size);
 	lowest = z->size - ZIP_END_LEN > 65535 ? z->size - ZIP_END_LEN - 65535 : 0;
 	for (size_t p = z->size - ZIP_END_LEN + 1; p-- > lowest;) {
 		const unsigned char *e = z->file + p;
@@ -30,7 +30,7 @@ static int zip_find_end(struct pt_reader *z, size_t *pos)
 			return 0;
 		}
 	}
-	return tio_fail(z->err, z->path, "truncated zip archive: no end of central directory record");
+	return msg_fail(z->err, z->path, "truncated zip archive: no end of central directory record");
 }
 
 /* The ZIP64 end record the locator at loc points to: the real entry count and directory place. */
@@ -39,15 +39,15 @@ static int zip_read_end64(struct pt_reader *z, size_t loc, uint64_t *count, uint
 	const unsigned char *l = z->file + loc, *e;
 	uint64_t off = get64(l + 8);
 	if (get32(l + 4) != 0 || get32(l + 16) > 1)
-		return tio_fail(z->err, z->path, "multi-disk zip archives are not supported");
+		return msg_fail(z->err, z->path, "multi-disk zip archives are not supported");
 	if (off > loc || loc - off < ZIP64_END_LEN)
-		return tio_fail(z->err, z->path, "bad zip64 end of central directory offset %llu", (unsigned long long)off);
+		return msg_fail(z->err, z->path, "bad zip64 end of central directory offset %llu", (unsigned long long)off);
 	e = z->file + off;
 	if (get32(e) != ZIP64_END_SIG)
-		return tio_fail(z->err, z->path, "no zip64 end of central directory record at offset %llu",
+		return msg_fail(z->err, z->path, "no zip64 end of central directory record at offset %llu",
 			    (unsigned long long)off);
 	if (get32(e + 16) != 0 || get32(e + 20) != 0 || get64(e + 24) != get64(e + 32))
-		return tio_fail(z->err, z->path, "multi-disk zip archives are not supported");
+		return msg_fail(z->err, z->path, "multi-disk zip archives are not supported");
 	*count = get64(e + 32);
 	*cd_size = get64(e + 40);
 	*cd_off = get64(e + 48);
@@ -64,7 +64,7 @@ static int zip_apply_zip64(struct pt_reader *z, struct zip_entry *ent, const uns
 		const unsigned char *v = x + 4;
 		size_t have;
 		if (len > xlen - 4)
-			return tio_fail(z->err, z->path, ENTRY_FMT ": damaged extra field", ENTRY_ARG(ent));
+			return msg_fail(z->err, z->path, ENTRY_FMT ": damaged extra field", ENTRY_ARG(ent));
 		if (id == 1) {
 			/* only the fields that overflowed are present, in this order */
 			have = len;
@@ -90,7 +90,7 @@ static int zip_apply_zip64(struct pt_reader *z, struct zip_entry *ent, const uns
 	}
 	return 0;
 short_field:
-	return tio_fail(z->err, z->path, ENTRY_FMT ": zip64 extra field too short", ENTRY_ARG(ent));
+	return msg_fail(z->err, z->path, ENTRY_FMT ": zip64 extra field too short", ENTRY_ARG(ent));
 }
 
 int tio_zip_read_directory(struct pt_reader *z)
@@ -109,14 +109,14 @@ int tio_zip_read_directory(struct pt_reader *z)
 		if (zip_read_end64(z, end - ZIP64_LOCATOR_LEN, &count, &cd_size, &cd_off))
 			return -1;
 	} else if (get16(e + 4) != 0 || get16(e + 6) != 0 || get16(e + 8) != count) {
-		return tio_fail(z->err, z->path, "multi-disk zip archives are not supported");
+		return msg_fail(z->err, z->path, "multi-disk zip archives are not supported");
 	}
 	if (cd_off > z->size || cd_size > z->size - cd_off)
-		return tio_fail(z->err, z->path,
+		return msg_fail(z->err, z->path,
 			    "the zip central directory (%llu bytes at offset %llu) lies outside the file",
 			    (unsigned long long)cd_size, (unsigned long long)cd_off);
 	if (count > cd_size / ZIP_CENTRAL_LEN)
-		return tio_fail(z->err, z->path, "the zip central directory is too small for its %llu entries",
+		return msg_fail(z->err, z->path, "the zip central directory is too small for its %llu entries",
 			    (unsigned long long)count);
 
 	z->entries = xcalloc(count ? (size_t)count : 1, sizeof(*z->entries));
@@ -127,7 +127,7 @@ int tio_zip_read_directory(struct pt_reader *z)
 		size_t n, x, c;
 		if ((size_t)(cd_end - p) < ZIP_CENTRAL_LEN || get32(p) != ZIP_CENTRAL_SIG ||
 		    ZIP_CENTRAL_LEN + (size_t)get16(p + 28) + get16(p + 30) + get16(p + 32) > (size_t)(cd_end - p))
-			return tio_fail(z->err, z->path, "zip central directory entry %llu is damaged",
+			return msg_fail(z->err, z->path, "zip central directory entry %llu is damaged",
 				    (unsigned long long)i);
 		n = get16(p + 28), x = get16(p + 30), c = get16(p + 32);
 		ent->name = p + ZIP_CENTRAL_LEN;
@@ -156,20 +156,20 @@ static int zip_entry_start(struct pt_reader *z, const struct zip_entry *e, size_
 	const unsigned char *h;
 	size_t n, x, data;
 	if (e->local > z->size || z->size - e->local < ZIP_LOCAL_LEN)
-		return tio_fail(z->err, z->path, ENTRY_FMT ": local header at offset %llu lies outside the file",
+		return msg_fail(z->err, z->path, ENTRY_FMT ": local header at offset %llu lies outside the file",
 			    ENTRY_ARG(e), (unsigned long long)e->local);
 	h = z->file + e->local;
 	if (get32(h) != ZIP_LOCAL_SIG)
-		return tio_fail(z->err, z->path, ENTRY_FMT ": no local header at offset %llu", ENTRY_ARG(e),
+		return msg_fail(z->err, z->path, ENTRY_FMT ": no local header at offset %llu", ENTRY_ARG(e),
 			    (unsigned long long)e->local);
 	n = get16(h + 26), x = get16(h + 28);
 	data = (size_t)e->local + ZIP_LOCAL_LEN + n + x;
 	if (data > z->size)
-		return tio_fail(z->err, z->path, ENTRY_FMT ": local header runs past the end of the file", ENTRY_ARG(e));
+		return msg_fail(z->err, z->path, ENTRY_FMT ": local header runs past the end of the file", ENTRY_ARG(e));
 	if (n != e->name_len || memcmp(h + ZIP_LOCAL_LEN, e->name, n))
-		return tio_fail(z->err, z->path, ENTRY_FMT ": the local header names another entry", ENTRY_ARG(e));
+		return msg_fail(z->err, z->path, ENTRY_FMT ": the local header names another entry", ENTRY_ARG(e));
 	if (e->csize > z->size - data)
-		return tio_fail(z->err, z->path, ENTRY_FMT ": its %llu bytes at offset %zu run past the end of the file",
+		return msg_fail(z->err, z->path, ENTRY_FMT ": its %llu bytes at offset %zu run past the end of the file",
 			    ENTRY_ARG(e), (unsigned long long)e->csize, data);
 	*start = data;
 	return 0;
@@ -186,17 +186,17 @@ static int zip_inflate(struct pt_reader *z, const struct zip_entry *e, const uns
 	int ret = Z_OK, rc = 0;
 
 	if (want / DEFLATE_MAX_RATIO > e->csize)
-		return tio_fail(z->err, z->path, ENTRY_FMT ": %llu compressed bytes cannot inflate to %llu bytes",
+		return msg_fail(z->err, z->path, ENTRY_FMT ": %llu compressed bytes cannot inflate to %llu bytes",
 			    ENTRY_ARG(e), (unsigned long long)e->csize, (unsigned long long)want);
 	if (want > SIZE_MAX - 1 || !(buf = malloc(want ? (size_t)want : 1)))
-		return tio_fail(z->err, z->path, ENTRY_FMT ": cannot allocate %llu bytes to inflate it", ENTRY_ARG(e),
+		return msg_fail(z->err, z->path, ENTRY_FMT ": cannot allocate %llu bytes to inflate it", ENTRY_ARG(e),
 			    (unsigned long long)want);
 	z->inflating = buf;
 	memset(zs, 0, sizeof(*zs));
 	if (inflateInit2(zs, -MAX_WBITS) != Z_OK) {
 		free(buf);
 		z->inflating = NULL;
-		return tio_fail(z->err, z->path, ENTRY_FMT ": cannot start zlib", ENTRY_ARG(e));
+		return msg_fail(z->err, z->path, ENTRY_FMT ": cannot start zlib", ENTRY_ARG(e));
 	}
 	z->zs_live = true;
 	zs->next_in = (unsigned char *)src;
@@ -220,7 +220,7 @@ static int zip_inflate(struct pt_reader *z, const struct zip_entry *e, const uns
 		zs->avail_out = 1;
 		ret = inflate(zs, Z_NO_FLUSH);
 		if (zs->avail_out == 0) {
-			rc = tio_fail(z->err, z->path,
+			rc = msg_fail(z->err, z->path,
 				  ENTRY_FMT ": inflates to more than the %llu bytes its directory entry declares",
 				  ENTRY_ARG(e), (unsigned long long)e->usize);
 			goto out;
@@ -230,13 +230,13 @@ static int zip_inflate(struct pt_reader *z, const struct zip_entry *e, const uns
 			ended = true;
 	}
 	if (ret != Z_OK && ret != Z_STREAM_END && ret != Z_BUF_ERROR)
-		rc = tio_fail(z->err, z->path, ENTRY_FMT ": bad deflate data: %s", ENTRY_ARG(e),
+		rc = msg_fail(z->err, z->path, ENTRY_FMT ": bad deflate data: %s", ENTRY_ARG(e),
 			  zs->msg ? zs->msg : "zlib error");
 	else if ((uint64_t)(zs->next_out - buf) < want && ended)
-		rc = tio_fail(z->err, z->path, ENTRY_FMT ": the deflate stream ends after %llu of %llu bytes",
+		rc = msg_fail(z->err, z->path, ENTRY_FMT ": the deflate stream ends after %llu of %llu bytes",
 			  ENTRY_ARG(e), (unsigned long long)(zs->next_out - buf), (unsigned long long)want);
 	else if ((uint64_t)(zs->next_out - buf) < want || (want == e->usize && !ended))
-		rc = tio_fail(z->err, z->path, ENTRY_FMT ": truncated deflate stream", ENTRY_ARG(e));
+		rc = msg_fail(z->err, z->path, ENTRY_FMT ": truncated deflate stream", ENTRY_ARG(e));
 out:
 	inflateEnd(zs);
 	z->zs_live = false;
@@ -259,21 +259,21 @@ int tio_zip_entry_bytes(struct pt_reader *z, const struct zip_entry *e, uint64_t
 	size_t start = 0;
 	*owned = NULL;
 	if (e->flags & 1)
-		return tio_fail(z->err, z->path, ENTRY_FMT " is encrypted", ENTRY_ARG(e));
+		return msg_fail(z->err, z->path, ENTRY_FMT " is encrypted", ENTRY_ARG(e));
 	if (want > e->usize)
-		return tio_fail(z->err, z->path, ENTRY_FMT " holds %llu bytes; %llu are needed", ENTRY_ARG(e),
+		return msg_fail(z->err, z->path, ENTRY_FMT " holds %llu bytes; %llu are needed", ENTRY_ARG(e),
 			    (unsigned long long)e->usize, (unsigned long long)want);
 	if (zip_entry_start(z, e, &start))
 		return -1;
 	if (e->method == 0) {
 		if (e->csize != e->usize)
-			return tio_fail(z->err, z->path, ENTRY_FMT ": a stored entry of %llu bytes that takes %llu",
+			return msg_fail(z->err, z->path, ENTRY_FMT ": a stored entry of %llu bytes that takes %llu",
 				    ENTRY_ARG(e), (unsigned long long)e->usize, (unsigned long long)e->csize);
 		*out = z->file + start;
 		return 0;
 	}
 	if (e->method != 8)
-		return tio_fail(z->err, z->path, ENTRY_FMT ": compression method %u is not supported", ENTRY_ARG(e),
+		return msg_fail(z->err, z->path, ENTRY_FMT ": compression method %u is not supported", ENTRY_ARG(e),
 			    e->method);
 	if (zip_inflate(z, e, z->file + start, want, owned))
 		return -1;
@@ -293,12 +293,12 @@ int tio_pt_find_pickle(struct pt_reader *z, const struct zip_entry **pkl)
 		    memchr(e->name, '/', e->name_len - slen))
 			continue;
 		if (*pkl)
-			return tio_fail(z->err, z->path, "two data.pkl entries in the archive: %.*s and %.*s",
+			return msg_fail(z->err, z->path, "two data.pkl entries in the archive: %.*s and %.*s",
 				    ENTRY_ARG(*pkl), ENTRY_ARG(e));
 		*pkl = e;
 	}
 	if (!*pkl)
-		return tio_fail(z->err, z->path, "no data.pkl in the zip archive: not a file written by torch.save");
+		return msg_fail(z->err, z->path, "no data.pkl in the zip archive: not a file written by torch.save");
 	z->stem = (*pkl)->name;
 	z->stem_len = (*pkl)->name_len - slen;
 	return 0;
@@ -314,7 +314,7 @@ int tio_pt_find(struct pt_reader *z, const char *rest, size_t rest_len, const st
 		    e->name[z->stem_len] != '/' || memcmp(e->name + z->stem_len + 1, rest, rest_len))
 			continue;
 		if (*found)
-			return tio_fail(z->err, z->path, "two zip entries named %.*s", ENTRY_ARG(e));
+			return msg_fail(z->err, z->path, "two zip entries named %.*s", ENTRY_ARG(e));
 		*found = e;
 	}
 	return 0;

@@ -15,6 +15,7 @@
  * end, so that a failure leaves no half-written file under the name.
  */
 #include "tensorw.h"
+#include "../core/msg.h"
 #include "../core/partial.h"
 #include "../core/xalloc.h"
 
@@ -38,17 +39,6 @@ struct view {
 	int64_t numel;
 	uint64_t storage_bytes;
 };
-
-static int fail(struct strbuf *err, const char *path, const char *fmt, ...) PRINTF_LIKE(3, 4);
-static int fail(struct strbuf *err, const char *path, const char *fmt, ...)
-{
-	va_list ap;
-	strbuf_addf(err, "%s: ", path);
-	va_start(ap, fmt);
-	strbuf_vaddf(err, fmt, ap);
-	va_end(ap);
-	return -1;
-}
 
 static bool mul_overflows(int64_t a, int64_t b, int64_t *out)
 {
@@ -74,37 +64,37 @@ static int view_check(struct view *v, const char *path, const struct tensor_src 
 
 	*v = (struct view){ .t = t, .numel = 1 };
 	if ((unsigned)t->dtype >= DT_COUNT)
-		return fail(err, path, "unknown element type %d", (int)t->dtype);
+		return msg_fail(err, path, "unknown element type %d", (int)t->dtype);
 	v->info = dtype_info(t->dtype);
 	if (t->ndim < 0 || t->ndim > MAX_DIMS)
-		return fail(err, path, "%d dimensions (at most %d)", t->ndim, MAX_DIMS);
+		return msg_fail(err, path, "%d dimensions (at most %d)", t->ndim, MAX_DIMS);
 	if (t->ndim && !t->shape)
-		return fail(err, path, "no shape for %d dimensions", t->ndim);
+		return msg_fail(err, path, "no shape for %d dimensions", t->ndim);
 	if (t->storage_numel < 0 || t->offset < 0)
-		return fail(err, path, "negative storage size or offset");
+		return msg_fail(err, path, "negative storage size or offset");
 	if (t->storage_numel && !t->storage)
-		return fail(err, path, "no storage");
+		return msg_fail(err, path, "no storage");
 	for (int i = 0; i < t->ndim; i++)
 		if (t->shape[i] < 0 || (t->stride && t->stride[i] < 0))
-			return fail(err, path, "negative size or stride in dimension %d", i);
+			return msg_fail(err, path, "negative size or stride in dimension %d", i);
 	if (t->stride)
 		memcpy(v->stride, t->stride, (size_t)t->ndim * sizeof(*v->stride));
 	else
 		contiguous_strides(t, v->stride);
 	for (int i = 0; i < t->ndim; i++)
 		if (mul_overflows(v->numel, t->shape[i], &v->numel))
-			return fail(err, path, "the shape's element count overflows");
+			return msg_fail(err, path, "the shape's element count overflows");
 	for (int i = 0; v->numel && i < t->ndim; i++) {
 		int64_t reach;
 		if (mul_overflows(t->shape[i] - 1, v->stride[i], &reach) || last > INT64_MAX - reach)
-			return fail(err, path, "the view's extent overflows");
+			return msg_fail(err, path, "the view's extent overflows");
 		last += reach;
 	}
 	if (v->numel && last >= t->storage_numel)
-		return fail(err, path, "the view reaches element %" PRId64 " of a storage of %" PRId64, last,
+		return msg_fail(err, path, "the view reaches element %" PRId64 " of a storage of %" PRId64, last,
 			    t->storage_numel);
 	if (mul_overflows(t->storage_numel, v->info->size, &bytes))
-		return fail(err, path, "the storage's size overflows");
+		return msg_fail(err, path, "the storage's size overflows");
 	v->storage_bytes = (uint64_t)bytes;
 	return 0;
 }
@@ -154,7 +144,7 @@ static int out_write(struct out *o, const void *data, size_t len)
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0)
-			return fail(o->err, o->path, "cannot write: %s", n < 0 ? strerror(errno) : "no progress");
+			return msg_fail(o->err, o->path, "cannot write: %s", n < 0 ? strerror(errno) : "no progress");
 		p += n;
 		len -= (size_t)n;
 		o->pos += (uint64_t)n;
@@ -166,7 +156,7 @@ static int out_write(struct out *o, const void *data, size_t len)
 static int out_finish(struct out *o, bool ok)
 {
 	if (o->fd >= 0 && close(o->fd) < 0 && ok) {
-		fail(o->err, o->path, "cannot write: %s", strerror(errno));
+		msg_fail(o->err, o->path, "cannot write: %s", strerror(errno));
 		ok = false;
 	}
 	if (ok && partial_commit(o->part, o->err) < 0)
@@ -486,7 +476,7 @@ static int zip_deflate_piece(struct zip *z, z_stream *zs, const unsigned char *i
 		zs->next_out = outbuf;
 		zs->avail_out = CHUNK;
 		if (deflate(zs, flush) == Z_STREAM_ERROR)
-			return fail(z->o->err, z->o->path, "cannot deflate");
+			return msg_fail(z->o->err, z->o->path, "cannot deflate");
 		size_t have = CHUNK - zs->avail_out;
 		if (out_write(z->o, outbuf, have) < 0)
 			return -1;
@@ -506,7 +496,7 @@ static int zip_write_deflated(struct zip *z, const struct bytes *b, struct zip_e
 
 	if (deflateInit2(&zs, Z_DEFAULT_COMPRESSION, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
 		free(outbuf);
-		return fail(z->o->err, z->o->path, "cannot start deflating");
+		return msg_fail(z->o->err, z->o->path, "cannot start deflating");
 	}
 	e->comp = 0;
 	do {
@@ -544,7 +534,7 @@ static int zip_add(struct zip *z, const char *stem, const char *name, const stru
 	if ((deflated ? zip_write_deflated : zip_write_stored)(z, b, e) < 0)
 		return -1;
 	if (!wide && e->comp >= ZIP32_LIMIT)
-		return fail(z->o->err, z->o->path, "deflated entry %s grew beyond 4 GiB", e->name);
+		return msg_fail(z->o->err, z->o->path, "deflated entry %s grew beyond 4 GiB", e->name);
 	if (!e->descriptor)
 		return 0;
 	strbuf_reset(&z->hdr);
@@ -691,7 +681,7 @@ int tensorw_pt(const char *path, const struct tensor_src *t, const struct pt_opt
 	stem = archive_stem(path);
 	if (!*stem) {
 		free(stem);
-		return fail(err, path, "no file name to name the archive after");
+		return msg_fail(err, path, "no file name to name the archive after");
 	}
 	if (out_open(&o, path, err) < 0) {
 		free(stem);
@@ -753,7 +743,7 @@ static int npy_header(struct strbuf *h, const char *path, const struct view *v, 
 	if (opt->version == 1 && hlen + pad > 0xFFFF) {
 		strbuf_release(&dict);
 		strbuf_release(&dim);
-		return fail(err, path, "header too long for .npy version 1.0");
+		return msg_fail(err, path, "header too long for .npy version 1.0");
 	}
 	strbuf_add(h, "\x93NUMPY", 6);
 	strbuf_addch(h, (char)opt->version);
@@ -858,9 +848,9 @@ int tensorw_npy(const char *path, const struct tensor_src *t, const struct npy_o
 	if (view_check(&v, path, t, err) < 0)
 		return -1;
 	if (!v.info->npy)
-		return fail(err, path, "numpy has no %s type", v.info->name);
+		return msg_fail(err, path, "numpy has no %s type", v.info->name);
 	if (opt->version < 1 || opt->version > 3)
-		return fail(err, path, "no .npy format version %d (1, 2 or 3)", opt->version);
+		return msg_fail(err, path, "no .npy format version %d (1, 2 or 3)", opt->version);
 	if (npy_header(&header, path, &v, opt, err) < 0)
 		return -1;
 	if (out_open(&o, path, err) < 0) {
