@@ -282,7 +282,7 @@ int attach_record(struct attacher *a, const char *line, size_t len, struct strbu
 	return 0;
 }
 
-int attach_record_text(struct attacher *a, const char *line, size_t len, struct strbuf *out, struct strbuf *err)
+static int attach_record_text(struct attacher *a, const char *line, size_t len, struct strbuf *out, struct strbuf *err)
 {
 	struct leafrec leaf;
 	struct pair p;

@@ -54,10 +54,11 @@ void attach_free(struct attacher *a);
  */
 int attach_record(struct attacher *a, const char *line, size_t len, struct strbuf *out, struct strbuf *err);
 
-/* For people: one line per record with a leaf, "entry: file:line in function: code". */
-int attach_record_text(struct attacher *a, const char *line, size_t len, struct strbuf *out, struct strbuf *err);
-
-/* attach_record(), or attach_record_text() when text, as the sink of line_reader_feed() (lines.h). */
+/*
+ * attach_record() as the sink of line_reader_feed() (lines.h); with text,
+ * for people instead: one line per record with a leaf, "entry: file:line
+ * in function: code".
+ */
 struct line_sink attach_sink(struct attacher *a, bool text);
 
 #endif

@@ -1164,7 +1164,7 @@ int matcher_add_target(struct matcher *m, const char *line, size_t len, struct s
 	return r >= 0 ? r : r == GOLDEN_FAILED ? PROBE_ERR : PROBE_ERR_LINE;
 }
 
-int matcher_finish(struct matcher *m, struct strbuf *out, struct strbuf *err)
+static int matcher_finish(struct matcher *m, struct strbuf *out, struct strbuf *err)
 {
 	char b[24];
 	int ret;

@@ -89,12 +89,10 @@ int matcher_load_golden(struct matcher *m, const char *operand, struct strbuf *e
 int matcher_add_target(struct matcher *m, const char *line, size_t len, struct strbuf *out, struct strbuf *err);
 
 /*
- * After the last target record: the last golden-only leaves, the rank
- * checks, and the like-for-like check (alike.h: the match-rate guard).
+ * matcher_add_target() for each line as the sink of line_reader_feed()
+ * (lines.h); after the last target record, the last golden-only leaves, the
+ * rank checks, and the like-for-like check (alike.h: the match-rate guard).
  */
-int matcher_finish(struct matcher *m, struct strbuf *out, struct strbuf *err);
-
-/* matcher_add_target() and matcher_finish() as the sink of line_reader_feed() (lines.h). */
 struct line_sink matcher_sink(struct matcher *ctx);
 
 /*

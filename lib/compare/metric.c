@@ -1584,7 +1584,7 @@ static int whole_message(const struct metric_stream *m, struct strbuf *err)
 	return PROBE_ERR;
 }
 
-int metric_add(struct metric_stream *m, const char *line, size_t len, struct strbuf *out, struct strbuf *err)
+static int metric_add(struct metric_stream *m, const char *line, size_t len, struct strbuf *out, struct strbuf *err)
 {
 	return add_line(m, line, len, out, err) < 0 ? whole_message(m, err) : 0;
 }
@@ -1621,7 +1621,7 @@ static int finish_stream(struct metric_stream *m, struct strbuf *out, struct str
 	return 0;
 }
 
-int metric_finish(struct metric_stream *m, struct strbuf *out, struct strbuf *err)
+static int metric_finish(struct metric_stream *m, struct strbuf *out, struct strbuf *err)
 {
 	return finish_stream(m, out, err) < 0 ? whole_message(m, err) : 0;
 }

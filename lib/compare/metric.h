@@ -75,19 +75,15 @@ struct metric_stream *metric_new(const struct metric_options *opts);
 void metric_free(struct metric_stream *m);
 
 /*
- * One pair record (without its newline), copied: it is read later, with
- * others, by a worker thread (opts.jobs > 1) or by this one.  When the line
- * completes a batch, whatever became ready is appended to out.  Returns 0,
- * or PROBE_ERR with a whole message (msg.h): the pairs are judged in
- * batches, later and by other threads, so the line a message is about may
- * be an earlier one; its position ("NAME:LINE: ", NAME from input_name,
- * lines counted from 1) is put before the message here.
+ * The stream as the sink of line_reader_feed() (lines.h).  Each pair record
+ * is copied: it is read later, with others, by a worker thread (opts.jobs >
+ * 1) or by this one.  When a line completes a batch, whatever became ready
+ * is appended to out; at the end of the input, the rest.  A failure is
+ * PROBE_ERR with a whole message (msg.h): the pairs are judged in batches,
+ * later and by other threads, so the line a message is about may be an
+ * earlier one; its position ("NAME:LINE: ", NAME from input_name, lines
+ * counted from 1) is put before the message here.
  */
-int metric_add(struct metric_stream *m, const char *line, size_t len, struct strbuf *out, struct strbuf *err);
-/* The end of the input: the rest goes to out. */
-int metric_finish(struct metric_stream *m, struct strbuf *out, struct strbuf *err);
-
-/* metric_add() and metric_finish() as the sink of line_reader_feed() (lines.h). */
 struct line_sink metric_sink(struct metric_stream *ctx);
 
 /* The counts in one line, for -v: "N pairs: N same, ...; msprobe: N rows, ...". */

@@ -6,7 +6,10 @@
 
 #include <sys/stat.h>
 
-void sh_quote(struct strbuf *out, const char *word)
+/* word as one sh word: as it is when it is made of letters, digits and "_-./:@%+=," only, else in single quotes. */
+static void sh_quote(struct strbuf *out, const char *word);
+
+static void sh_quote(struct strbuf *out, const char *word)
 {
 	static const char safe[] = "_-./:@%+=,";
 	bool plain = *word != 0;

@@ -42,9 +42,6 @@
  * other than its directory names say; hint_one_dump() appends to `msg`
  * ("; ...") how to pick one dump out of several for --rank and --step,
  * or nothing when the list gives no way to.
- *
- * sh_quote() appends word to out as one sh word: as it is when it is made
- * of letters, digits and "_-./:@%+=," only, else in single quotes.
  */
 #ifndef PROBE_HINT_H
 #define PROBE_HINT_H
@@ -59,7 +56,5 @@ bool hint_dump_operand(const char *golden, const char *records, struct strbuf *m
 
 void hint_relabel(const struct dump_file *df, int64_t rank, int64_t step);
 void hint_one_dump(const struct dump_list *list, struct strbuf *msg);
-
-void sh_quote(struct strbuf *out, const char *word);
 
 #endif

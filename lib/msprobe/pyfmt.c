@@ -4,6 +4,13 @@
 #include <float.h>
 #include <math.h>
 
+/*
+ * Shortest round-trip decimal digits of a finite, nonzero |x|: digits[]
+ * receives the significant digits (no leading zeros, NUL-terminated) and
+ * the return value is the decimal exponent e with x = 0.d1d2... * 10^e.
+ */
+static int pyfmt_shortest(double x, char digits[32]);
+
 /* Parse "d.ddd" digits with exponent back into a double. */
 static double digits_value(const char *digits, int exp10)
 {
@@ -98,7 +105,7 @@ static bool digits_that_read_back(double ax, int prec, char out[32], int *exp_ou
 	return false;
 }
 
-int pyfmt_shortest(double x, char digits[32])
+static int pyfmt_shortest(double x, char digits[32])
 {
 	double ax = fabs(x);
 	char best[32];

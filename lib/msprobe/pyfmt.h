@@ -17,12 +17,6 @@
 
 void pyfmt_double(struct strbuf *out, double x);
 
-/*
- * Shortest round-trip decimal digits of a finite, nonzero |x|: digits[]
- * receives the significant digits (no leading zeros, NUL-terminated) and
- * the return value is the decimal exponent e with x = 0.d1d2... * 10^e.
- */
-int pyfmt_shortest(double x, char digits[32]);
 
 /*
  * Whether text[0..len) has the form Python's repr gives a finite float:

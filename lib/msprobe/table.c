@@ -150,7 +150,7 @@ static int add_row(struct table_writer *t, const char *line, size_t len, struct 
 	return 0;
 }
 
-int table_add(struct table_writer *t, const char *line, size_t len, struct strbuf *out, struct strbuf *err)
+static int table_add(struct table_writer *t, const char *line, size_t len, struct strbuf *out, struct strbuf *err)
 {
 	return add_row(t, line, len, out, err) < 0 ? PROBE_ERR_LINE : 0;
 }
@@ -165,7 +165,7 @@ static int finish_table(struct table_writer *t, struct strbuf *out, struct strbu
 	return 0;
 }
 
-int table_finish(struct table_writer *t, struct strbuf *out, struct strbuf *err)
+static int table_finish(struct table_writer *t, struct strbuf *out, struct strbuf *err)
 {
 	return finish_table(t, out, err) < 0 ? PROBE_ERR_INPUT : 0;
 }

@@ -25,12 +25,12 @@ struct table_writer;
 struct table_writer *table_new(const char *columns);
 void table_free(struct table_writer *t);
 
-/* One object (a line); the header goes before the first row.  0, or PROBE_ERR_LINE (msg.h). */
-int table_add(struct table_writer *t, const char *line, size_t len, struct strbuf *out, struct strbuf *err);
-/* PROBE_ERR_INPUT (msg.h) when there were no rows. */
-int table_finish(struct table_writer *t, struct strbuf *out, struct strbuf *err);
-
-/* table_add() and table_finish() as the sink of line_reader_feed() (lines.h). */
+/*
+ * The writer as the sink of line_reader_feed() (lines.h): one row per
+ * object (a line), the header before the first; PROBE_ERR_LINE (msg.h) for
+ * a line that is not an object of the columns, PROBE_ERR_INPUT at the end
+ * when there were no rows.
+ */
 struct line_sink table_sink(struct table_writer *ctx);
 
 #endif

@@ -91,7 +91,8 @@ const char *line_reader_name(const struct line_reader *lr)
 	return lr->src ? source_name(lr->src) : "?";
 }
 
-int line_reader_fail(struct line_reader *lr, const char *fmt, ...)
+/* Record an error about the current line: "NAME:LINE: what" (line_reader_error()).  Returns -1. */
+static int PRINTF_LIKE(2, 3) line_reader_fail(struct line_reader *lr, const char *fmt, ...)
 {
 	va_list ap;
 	strbuf_reset(&lr->err);

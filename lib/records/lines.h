@@ -44,8 +44,6 @@ int line_reader_next(struct line_reader *lr, const char **line, size_t *len);
 const char *line_reader_error(const struct line_reader *lr);
 void line_reader_close(struct line_reader *lr);
 
-/* Record an error about the current line: "NAME:LINE: what" (line_reader_error()).  Returns -1. */
-int line_reader_fail(struct line_reader *lr, const char *fmt, ...) PRINTF_LIKE(2, 3);
 const char *line_reader_name(const struct line_reader *lr);
 
 /*
