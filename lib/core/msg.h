@@ -34,8 +34,10 @@
  *
  *   Exit.  Only tools decide to exit.  die() is called by the tools, by
  *   the x* allocators and the arena when memory runs out (xalloc.h), by
- *   output.h when stdout cannot be written, and by the test-data
- *   generator (testdata/), which is a tool's logic and nothing else's.
+ *   output.h when stdout cannot be written, by the option parsing that
+ *   tools call on their command line (opt.h, verdict_band_option()), and
+ *   by the test-data generator (testdata/), which is a tool's logic and
+ *   nothing else's.
  *
  *   Ownership.  What a call returns stays the callee's (valid until the
  *   next call on the same object, or its *_free() / *_release()) unless its
