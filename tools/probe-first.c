@@ -108,6 +108,7 @@ int main(int argc, char **argv)
 	if (line_reader_feed(lr, &sink, NULL, &err) < 0) {
 		first_free(f);
 		jqsel_free(fo.where);
+		line_reader_close(lr);
 		die("%s", err.buf);
 	}
 

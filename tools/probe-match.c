@@ -128,6 +128,7 @@ int main(int argc, char **argv)
 	output_mark_incomplete_on_die();
 	if (line_reader_feed(lr, &sink, &out, &err) < 0) {
 		output_flush_strbuf(&out, 0);
+		line_reader_close(lr);
 		die("%s", err.buf);
 	}
 	output_flush_strbuf(&out, 0);

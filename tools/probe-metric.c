@@ -107,6 +107,7 @@ int main(int argc, char **argv)
 		output_discard_on_failure();
 	if (line_reader_feed(lr, &sink, &out, &err) < 0) {
 		output_flush_strbuf(&out, 0);
+		line_reader_close(lr);
 		die("%s", err.buf);
 	}
 	output_flush_strbuf(&out, 0);

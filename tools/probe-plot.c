@@ -142,6 +142,7 @@ int main(int argc, char **argv)
 	if (line_reader_feed(lr, &sink, NULL, &err) < 0) {
 		plot_free(p);
 		jqsel_free(po.first.where);
+		line_reader_close(lr);
 		die("%s", err.buf);
 	}
 	progress_end();

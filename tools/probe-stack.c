@@ -90,8 +90,10 @@ int main(int argc, char **argv)
 	output_mark_incomplete_on_die();
 	r = line_reader_feed(lr, &sink, &out, &err);
 	output_flush_strbuf(&out, 0);
-	if (r < 0)
+	if (r < 0) {
+		line_reader_close(lr);
 		die("%s", err.buf);
+	}
 	output_close();
 	line_reader_close(lr);
 	attach_free(a);

@@ -48,6 +48,7 @@ int main(int argc, char **argv)
 	output_discard_on_failure();
 	if (line_reader_feed(lr, &sink, &out, &err) < 0) {
 		table_free(t);
+		line_reader_close(lr);
 		die("%s", err.buf); /* it names the input and the line */
 	}
 	output_flush_strbuf(&out, 0);
