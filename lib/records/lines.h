@@ -40,7 +40,7 @@ int line_reader_limit(size_t *max, struct strbuf *err);
 struct line_reader *line_reader_open(const char *path, struct strbuf *err);
 /* 1: a line in *line and *len; 0: the end; -1: error (line_reader_error()).  Otherwise than 1, *line is NULL and *len 0. */
 int line_reader_next(struct line_reader *lr, const char **line, size_t *len);
-/* "NAME:LINE: what" after line_reader_next() or line_reader_fail() returned -1. */
+/* "NAME:LINE: what" after line_reader_next() returned -1. */
 const char *line_reader_error(const struct line_reader *lr);
 void line_reader_close(struct line_reader *lr);
 
