@@ -1,0 +1,598 @@
+#include "hier.h"
+#include "../core/msg.h"
+#include "../core/source.h"
+#include "../core/xalloc.h"
+#include "../json/json.h"
+
+#define ROOT_NAME "DefaultModel"
+#define COLLECTION_NAME "Apis_Between_Modules"
+
+enum hier_op hier_op_of(const char *name, size_t len)
+{
+	/* msprobe's op_patterns, tried in order: '.' there is any character, as in its regular expressions */
+	static const char *const modules[] = { "Module?", "Cell?", "optimizer", "clip_grad", ROOT_NAME };
+	static const char *const apis[] = { "Tensor?", "Torch?", "Functional?", "NPU?", "VF?", "Distributed?", "Aten?",
+					    "Mint?", "Primitive?", "Jit?", "MintFunctional?", "MindSpeed?" };
+	const char *const *sets[] = { modules, apis };
+	const size_t sizes[] = { ARRAY_SIZE(modules), ARRAY_SIZE(apis) };
+	for (size_t s = 0; s < 2; s++)
+		for (size_t i = 0; i < sizes[s]; i++) {
+			const char *p = sets[s][i];
+			size_t k = strlen(p), j;
+			if (len < k)
+				continue;
+			for (j = 0; j < k && (p[j] == '?' || p[j] == name[j]); j++)
+				;
+			if (j == k)
+				return s == 0 ? HIER_MODULE : HIER_API;
+		}
+	return HIER_MODULE;
+}
+
+int64_t hier_find(const struct hier *h, const char *name, size_t len)
+{
+	const struct strmap_slot *s = strmap_find(&h->by_name, name, len);
+	return s ? (int64_t)s->value.u - 1 : -1;
+}
+
+static uint32_t add_node(struct hier *h, const char *name, size_t len, enum hier_op op)
+{
+	struct hier_node *n;
+	ALLOC_GROW(h->nodes, h->n + 1, h->alloc);
+	n = &h->nodes[h->n];
+	memset(n, 0, sizeof(*n));
+	n->name = arena_memdupz(&h->arena, name, len);
+	n->name_len = len;
+	n->op = op;
+	n->parent = -1;
+	n->order = -1;
+	strmap_put(&h->by_name, name, len, NULL)->value.u = h->n + 1;
+	return (uint32_t)h->n++;
+}
+
+static void append_child(struct hier *h, uint32_t parent, uint32_t child)
+{
+	struct hier_node *p = &h->nodes[parent];
+	ALLOC_GROW(p->sub, p->nsub + 1, p->sub_alloc);
+	p->sub[p->nsub++] = child;
+}
+
+/* BaseNode.add_upnode: the first parent wins, and a node is not its own parent. */
+static void attach(struct hier *h, uint32_t node, int64_t parent)
+{
+	if (parent < 0 || (uint32_t)parent == node || h->nodes[node].parent >= 0)
+		return;
+	h->nodes[node].parent = parent;
+	append_child(h, (uint32_t)parent, node);
+}
+
+static uint32_t node_of(struct hier *h, const char *name, size_t len)
+{
+	int64_t i = hier_find(h, name, len);
+	return i >= 0 ? (uint32_t)i : add_node(h, name, len, hier_op_of(name, len));
+}
+
+/* ---- construct.json as Python's dict ------------------------------------------------ */
+
+struct cdict {
+	const struct hier_entry **v; /* first place of each key, with its last value */
+	size_t n;
+	struct strmap at;            /* key -> index + 1 */
+};
+
+static void cdict_init(struct cdict *d, const struct hier_entry *e, size_t n)
+{
+	memset(d, 0, sizeof(*d));
+	d->v = xcalloc(n ? n : 1, sizeof(*d->v));
+	for (size_t i = 0; i < n; i++) {
+		bool created;
+		struct strmap_slot *s = strmap_put(&d->at, e[i].name, e[i].name_len, &created);
+		if (created) {
+			s->value.u = d->n + 1;
+			d->v[d->n++] = &e[i];
+		} else {
+			d->v[s->value.u - 1] = &e[i];
+		}
+	}
+}
+
+static void cdict_release(struct cdict *d)
+{
+	free(d->v);
+	strmap_release(&d->at);
+}
+
+static bool cdict_has(const struct cdict *d, const struct strbuf *key)
+{
+	return strmap_find(&d->at, key->buf, key->len) != NULL;
+}
+
+/* The parent recorded for key; NULL when key is absent or its parent is null (or empty: falsy in Python). */
+static const struct hier_entry *cdict_get(const struct cdict *d, const struct strbuf *key)
+{
+	const struct strmap_slot *s = strmap_find(&d->at, key->buf, key->len);
+	const struct hier_entry *e = s ? d->v[s->value.u - 1] : NULL;
+	return e && e->parent && e->parent_len ? e : NULL;
+}
+
+/* Where name ends in ".<word>.<digits>": the offset of that '.', else -1. */
+static ssize_t numbered_suffix(const char *name, size_t len, const char *word)
+{
+	size_t k = strlen(word), i = len;
+	while (i > 0 && name[i - 1] >= '0' && name[i - 1] <= '9')
+		i--;
+	if (i == len || i < k + 2 || name[i - 1] != '.' || memcmp(name + i - 1 - k, word, k) || name[i - 2 - k] != '.')
+		return -1;
+	return (ssize_t)(i - 2 - k);
+}
+
+/* name with its ".from.N" end made ".to.N" (name as it is without one), into out. */
+static void swap_suffix(struct strbuf *out, const char *name, size_t len, const char *from, const char *to)
+{
+	ssize_t at = numbered_suffix(name, len, from);
+	strbuf_reset(out);
+	if (at < 0) {
+		strbuf_add(out, name, len);
+		return;
+	}
+	strbuf_add(out, name, (size_t)at);
+	strbuf_addf(out, ".%s.", to);
+	strbuf_add(out, name + at + 2 + strlen(from), len - (size_t)at - 2 - strlen(from));
+}
+
+/* Python's str.replace(from, to): every occurrence, left to right. */
+static void replace_all(struct strbuf *out, const char *s, size_t len, const char *from, const char *to)
+{
+	size_t k = strlen(from), i = 0;
+	strbuf_reset(out);
+	while (i < len) {
+		if (i + k <= len && !memcmp(s + i, from, k)) {
+			strbuf_addstr(out, to);
+			i += k;
+		} else {
+			strbuf_addch(out, s[i++]);
+		}
+	}
+}
+
+static bool ends_with(const char *s, size_t n, const char *w)
+{
+	size_t k = strlen(w);
+	return n >= k && !memcmp(s + n - k, w, k);
+}
+
+struct fix_scratch {
+	struct strbuf a, b;
+};
+
+/*
+ * GraphBuilder._handle_backward_upnode_missing: a backward node without a
+ * parent takes its forward twin's, renamed, when construct.json has it.
+ * The parent to use (in s->b) or NULL for the root.
+ */
+static const struct strbuf *parent_when_missing(const struct cdict *d, const struct hier_entry *e, struct fix_scratch *s)
+{
+	const struct hier_entry *fwd;
+	if (numbered_suffix(e->name, e->name_len, "backward") >= 0) {
+		swap_suffix(&s->a, e->name, e->name_len, "backward", "forward");
+		if ((fwd = cdict_get(d, &s->a)) != NULL) {
+			swap_suffix(&s->b, fwd->parent, fwd->parent_len, "forward", "backward");
+			if (cdict_has(d, &s->b))
+				return &s->b;
+		}
+	}
+	if (ends_with(e->name, e->name_len, ".backward")) {
+		replace_all(&s->a, e->name, e->name_len, "backward", "forward");
+		if ((fwd = cdict_get(d, &s->a)) != NULL) {
+			replace_all(&s->b, fwd->parent, fwd->parent_len, "forward", "backward");
+			if (cdict_has(d, &s->b))
+				return &s->b;
+		}
+	}
+	return NULL;
+}
+
+/* The dotted parts of s before its last `drop` ones, into out; false when s has fewer than `least` parts. */
+static bool leading_parts(struct strbuf *out, const char *s, size_t len, size_t least, size_t drop)
+{
+	size_t parts = 1, cut, seen = 0;
+	for (size_t i = 0; i < len; i++)
+		parts += s[i] == '.';
+	if (parts < least)
+		return false;
+	cut = parts - drop; /* parts kept */
+	strbuf_reset(out);
+	for (size_t i = 0; i < len; i++) {
+		if (s[i] == '.' && ++seen == cut)
+			break;
+		strbuf_addch(out, s[i]);
+	}
+	return true;
+}
+
+/*
+ * GraphBuilder._handle_backward_inplace: a backward module whose parent is
+ * in another module (an inplace layer fired no backward hook) takes its
+ * forward twin's parent, renamed.  The parent to use: e's own, s->b, or
+ * NULL for the root.
+ */
+static const char *parent_when_inplace(const struct cdict *d, const struct hier_entry *e, struct fix_scratch *s,
+				       size_t *len)
+{
+	const struct hier_entry *fwd;
+	const struct strmap_slot *slot;
+	*len = e->parent_len;
+	if (numbered_suffix(e->name, e->name_len, "backward") < 0 ||
+	    !leading_parts(&s->a, e->name, e->name_len, 5, 4) ||
+	    !leading_parts(&s->b, e->parent, e->parent_len, 4, 3) ||
+	    (s->a.len == s->b.len && !memcmp(s->a.buf, s->b.buf, s->a.len)))
+		return e->parent;
+	swap_suffix(&s->a, e->name, e->name_len, "backward", "forward");
+	if (!(slot = strmap_find(&d->at, s->a.buf, s->a.len)))
+		return e->parent;
+	fwd = d->v[slot->value.u - 1];
+	if (!fwd->parent || !fwd->parent_len)
+		return NULL; /* the twin's parent is null: the root */
+	swap_suffix(&s->b, fwd->parent, fwd->parent_len, "forward", "backward");
+	if (!cdict_has(d, &s->b))
+		return e->parent;
+	*len = s->b.len;
+	return s->b.buf;
+}
+
+/* GraphBuilder._init_nodes. */
+static void init_nodes(struct hier *h, const struct cdict *d)
+{
+	struct fix_scratch s = { STRBUF_INIT, STRBUF_INIT };
+	for (size_t i = 0; i < d->n; i++) {
+		const struct hier_entry *e = d->v[i];
+		const char *up = NULL;
+		size_t up_len = 0;
+		int64_t parent = 0;
+		if (e->parent && e->parent_len) {
+			up = parent_when_inplace(d, e, &s, &up_len);
+		} else {
+			const struct strbuf *fixed = parent_when_missing(d, e, &s);
+			if (fixed) {
+				up = fixed->buf;
+				up_len = fixed->len;
+			}
+		}
+		if (up)
+			parent = node_of(h, up, up_len);
+		attach(h, node_of(h, e->name, e->name_len), parent);
+	}
+	strbuf_release(&s.a);
+	strbuf_release(&s.b);
+}
+
+/* GraphBuilder._collect_apis_between_modules: runs of 2 or more API children of the root. */
+static void collect_apis_between_modules(struct hier *h)
+{
+	size_t n = h->nodes[0].nsub, out = 0;
+	uint32_t *sub = h->nodes[0].sub, *kept = xcalloc(n ? n : 1, sizeof(*kept));
+	struct strbuf name = STRBUF_INIT;
+	for (size_t i = 0; i < n;) {
+		size_t run = i;
+		while (run < n && h->nodes[sub[run]].op == HIER_API)
+			run++;
+		if (run - i < 2) {
+			kept[out++] = sub[i++];
+			continue;
+		}
+		strbuf_reset(&name);
+		strbuf_addf(&name, COLLECTION_NAME ".%u", h->collections++);
+		uint32_t c = add_node(h, name.buf, name.len, HIER_API_COLLECTION);
+		sub = h->nodes[0].sub; /* add_node may move the nodes, not the children arrays */
+		h->nodes[c].parent = 0;
+		for (; i < run; i++) {
+			append_child(h, c, sub[i]);
+			h->nodes[sub[i]].parent = c;
+		}
+		kept[out++] = c;
+	}
+	memcpy(h->nodes[0].sub, kept, out * sizeof(*kept));
+	h->nodes[0].nsub = out;
+	free(kept);
+	strbuf_release(&name);
+}
+
+/* A dump entry <prefix>.parameters_grad[.N]: the length of prefix, or -1. */
+static ssize_t params_grad_prefix(const char *s, size_t len)
+{
+	static const char word[] = ".parameters_grad";
+	size_t k = sizeof(word) - 1, i = len;
+	while (i > 0 && s[i - 1] >= '0' && s[i - 1] <= '9')
+		i--;
+	if (i < len && i > 0 && s[i - 1] == '.' && i - 1 >= k && !memcmp(s + i - 1 - k, word, k))
+		return (ssize_t)(i - 1 - k);
+	if (len >= k && !memcmp(s + len - k, word, k))
+		return (ssize_t)(len - k);
+	return -1;
+}
+
+/* GraphBuilder._add_parameters_grad. */
+static void add_parameters_grad(struct hier *h, const char *const *entries, const size_t *lens, size_t n)
+{
+	struct strmap prefixes = STRMAP_INIT; /* prefix -> its group + 1 */
+	struct group {
+		const char *prefix;
+		size_t prefix_len;
+		uint64_t highest;
+		size_t count, at; /* its entries: byg[at .. at + count) */
+	} *groups = NULL;
+	size_t ngroups = 0, galloc = 0;
+	size_t *gid = xcalloc(n ? n : 1, sizeof(*gid)), *byg = xcalloc(n ? n : 1, sizeof(*byg));
+	struct strbuf id = STRBUF_INIT;
+
+	/* the entries that are not nodes, grouped by prefix in the order the prefixes come */
+	for (size_t i = 0; i < n; i++) {
+		ssize_t p;
+		bool created;
+		struct strmap_slot *s;
+		gid[i] = 0;
+		if (hier_find(h, entries[i], lens[i]) >= 0 || (p = params_grad_prefix(entries[i], lens[i])) < 0)
+			continue;
+		s = strmap_put(&prefixes, entries[i], (size_t)p, &created);
+		if (created) {
+			ALLOC_GROW(groups, ngroups + 1, galloc);
+			groups[ngroups] = (struct group){ entries[i], (size_t)p, 0, 0, 0 };
+			s->value.u = ++ngroups;
+		}
+		gid[i] = s->value.u;
+		groups[gid[i] - 1].count++;
+	}
+	for (size_t g = 0, at = 0; g < ngroups; at += groups[g++].count)
+		groups[g].at = at;
+	for (size_t g = 0; g < ngroups; g++)
+		groups[g].count = 0;
+	for (size_t i = 0; i < n; i++)
+		if (gid[i]) {
+			struct group *gr = &groups[gid[i] - 1];
+			byg[gr->at + gr->count++] = i;
+		}
+	/* the highest N of each prefix's <prefix>.backward.N nodes (0 when none) */
+	for (size_t k = 0; k < h->n && ngroups; k++) {
+		const struct hier_node *nd = &h->nodes[k];
+		ssize_t at = numbered_suffix(nd->name, nd->name_len, "backward");
+		const struct strmap_slot *s;
+		uint64_t num = 0;
+		if (at < 0 || !(s = strmap_find(&prefixes, nd->name, (size_t)at)))
+			continue;
+		for (size_t j = (size_t)at + 10; j < nd->name_len; j++)
+			num = num > (UINT64_MAX - 9) / 10 ? UINT64_MAX : num * 10 + (uint64_t)(nd->name[j] - '0');
+		if (num > groups[s->value.u - 1].highest)
+			groups[s->value.u - 1].highest = num;
+	}
+	for (size_t g = 0; g < ngroups; g++) {
+		int64_t owner;
+		strbuf_reset(&id);
+		strbuf_add(&id, groups[g].prefix, groups[g].prefix_len);
+		strbuf_addf(&id, ".backward.%llu", (unsigned long long)groups[g].highest);
+		if ((owner = hier_find(h, id.buf, id.len)) < 0)
+			continue; /* no backward node to hang them on: dropped, as msprobe drops them */
+		for (size_t m = 0; m < groups[g].count; m++) {
+			size_t e = byg[groups[g].at + m];
+			if (hier_find(h, entries[e], lens[e]) < 0) /* a key dump.json gives twice */
+				attach(h, add_node(h, entries[e], lens[e], HIER_MODULE), owner);
+		}
+	}
+	free(gid);
+	free(byg);
+	free(groups);
+	strmap_release(&prefixes);
+	strbuf_release(&id);
+}
+
+/* Graph.get_sorted_nodes: post-order from the root, each node once. */
+static void sort_nodes(struct hier *h)
+{
+	struct frame {
+		uint32_t node;
+		bool processed;
+	} *stack = NULL;
+	size_t depth = 0, alloc = 0;
+	h->sorted = xcalloc(h->n ? h->n : 1, sizeof(*h->sorted));
+	h->nsorted = 0;
+	ALLOC_GROW(stack, 1, alloc);
+	stack[depth++] = (struct frame){ 0, false };
+	while (depth) {
+		struct frame f = stack[--depth];
+		struct hier_node *nd = &h->nodes[f.node];
+		if (nd->order >= 0)
+			continue;
+		if (f.processed) {
+			nd->order = (int64_t)h->nsorted;
+			h->sorted[h->nsorted++] = f.node;
+			continue;
+		}
+		ALLOC_GROW(stack, depth + 1 + nd->nsub, alloc);
+		stack[depth++] = (struct frame){ f.node, true };
+		for (size_t i = nd->nsub; i > 0; i--)
+			if (h->nodes[nd->sub[i - 1]].order < 0)
+				stack[depth++] = (struct frame){ nd->sub[i - 1], false };
+	}
+	free(stack);
+}
+
+void hier_build(struct hier *h, const struct hier_entry *construct, size_t n, const char *const *entries,
+		const size_t *entry_lens, size_t nentries)
+{
+	struct cdict d;
+	memset(h, 0, sizeof(*h));
+	add_node(h, ROOT_NAME, strlen(ROOT_NAME), HIER_MODULE);
+	cdict_init(&d, construct, n);
+	init_nodes(h, &d);
+	collect_apis_between_modules(h);
+	add_parameters_grad(h, entries, entry_lens, nentries);
+	sort_nodes(h);
+	cdict_release(&d);
+}
+
+void hier_release(struct hier *h)
+{
+	for (size_t i = 0; i < h->n; i++)
+		free(h->nodes[i].sub);
+	free(h->nodes);
+	free(h->sorted);
+	arena_release(&h->arena);
+	strmap_release(&h->by_name);
+	memset(h, 0, sizeof(*h));
+}
+
+/* ---- the files ------------------------------------------------------------------------- */
+
+struct loaded {
+	struct arena arena;
+	struct hier_entry *construct;
+	size_t nconstruct, calloc;
+	const char **entries;
+	size_t *lens, nentries, ealloc;
+};
+
+static char *keep(struct loaded *l, const struct json_token *t)
+{
+	return arena_memdupz(&l->arena, t->text, t->len);
+}
+
+/* One construct.json value: a name, null, or [name or null, micro step]. */
+static int read_parent(struct json_reader *r, struct loaded *l, struct hier_entry *e)
+{
+	struct json_token t;
+	enum json_type type = json_reader_next(r, &t);
+	bool list = type == JSON_ARRAY_BEGIN;
+	if (list)
+		type = json_reader_next(r, &t);
+	if (type == JSON_STRING) {
+		e->parent = keep(l, &t);
+		e->parent_len = t.len;
+	} else if (type != JSON_NULL) {
+		return type == JSON_ERROR ? -1 : json_reader_fail_at(r, &t, "the parent of %s is %s, expected a node name, null "
+									      "or [parent, micro step]",
+								   e->name, json_type_name(type));
+	}
+	if (list) {
+		if ((type = json_reader_next(r, &t)) != JSON_NUMBER)
+			return type == JSON_ERROR ? -1 : json_reader_fail_at(r, &t, "the micro step of %s is %s, expected a number",
+									   e->name, json_type_name(type));
+		if ((type = json_reader_next(r, &t)) != JSON_ARRAY_END)
+			return type == JSON_ERROR ? -1 : json_reader_fail_at(r, &t, "the value of %s holds more than "
+										      "[parent, micro step]", e->name);
+	}
+	return 0;
+}
+
+static int read_construct(struct json_reader *r, struct loaded *l)
+{
+	struct json_token t;
+	enum json_type type = json_reader_next(r, &t);
+	if (type != JSON_OBJECT_BEGIN)
+		return type == JSON_ERROR ? -1 : json_reader_fail_at(r, &t, "expected an object of node names, found %s",
+								   json_type_name(type));
+	while ((type = json_reader_next(r, &t)) == JSON_KEY) {
+		struct hier_entry *e;
+		if (t.len == 26 && !memcmp(t.text, "megatron_micro_step_number", 26)) {
+			if (json_reader_next(r, &t) == JSON_ERROR)
+				return -1;
+			if ((t.type == JSON_ARRAY_BEGIN || t.type == JSON_OBJECT_BEGIN) && json_reader_skip(r) < 0)
+				return -1;
+			continue;
+		}
+		ALLOC_GROW(l->construct, l->nconstruct + 1, l->calloc);
+		e = &l->construct[l->nconstruct++];
+		memset(e, 0, sizeof(*e));
+		e->name = keep(l, &t);
+		e->name_len = t.len;
+		if (read_parent(r, l, e) < 0)
+			return -1;
+	}
+	return type == JSON_OBJECT_END ? 0 : -1;
+}
+
+static int skip_value(struct json_reader *r)
+{
+	struct json_token t;
+	enum json_type type = json_reader_next(r, &t);
+	if (type == JSON_ERROR)
+		return -1;
+	return type == JSON_OBJECT_BEGIN || type == JSON_ARRAY_BEGIN ? json_reader_skip(r) : 0;
+}
+
+/* dump.json's "data" keys, in order; the values skipped. */
+static int read_dump_entries(struct json_reader *r, struct loaded *l)
+{
+	struct json_token t;
+	enum json_type type = json_reader_next(r, &t);
+	if (type != JSON_OBJECT_BEGIN)
+		return type == JSON_ERROR ? -1 : json_reader_fail_at(r, &t, "expected a dump object, found %s",
+								   json_type_name(type));
+	while ((type = json_reader_next(r, &t)) == JSON_KEY) {
+		if (!(t.len == 4 && !memcmp(t.text, "data", 4))) {
+			if (skip_value(r) < 0)
+				return -1;
+			continue;
+		}
+		if ((type = json_reader_next(r, &t)) != JSON_OBJECT_BEGIN)
+			return type == JSON_ERROR ? -1 : json_reader_fail_at(r, &t, "\"data\" is %s, expected an object",
+									   json_type_name(type));
+		while ((type = json_reader_next(r, &t)) == JSON_KEY) {
+			ALLOC_GROW(l->entries, l->nentries + 1, l->ealloc);
+			l->lens = xrealloc(l->lens, l->ealloc * sizeof(*l->lens));
+			l->entries[l->nentries] = keep(l, &t);
+			l->lens[l->nentries++] = t.len;
+			if (skip_value(r) < 0)
+				return -1;
+		}
+		if (type != JSON_OBJECT_END)
+			return -1;
+	}
+	return type == JSON_OBJECT_END ? 0 : -1;
+}
+
+static int read_file(const char *path, int (*read)(struct json_reader *, struct loaded *), struct loaded *l,
+		     struct strbuf *err)
+{
+	struct source *src = source_open(path, err);
+	struct json_reader r;
+	int ret;
+	if (!src)
+		return PROBE_ERR;
+	json_reader_init(&r, src, 0, 0);
+	ret = read(&r, l);
+	if (ret == 0) {
+		struct json_token t;
+		enum json_type type = json_reader_next(&r, &t);
+		if (type != JSON_EOF)
+			ret = type == JSON_ERROR ? -1 : json_reader_fail_at(&r, &t, "more after the top-level object");
+	}
+	if (ret < 0) {
+		const char *why = json_reader_error(&r);
+		strbuf_addstr(err, *why ? why : path);
+	}
+	json_reader_release(&r);
+	source_close(src);
+	return ret < 0 ? PROBE_ERR : 0;
+}
+
+int hier_load(struct hier *h, const char *construct_path, const char *dump_path, struct strbuf *err)
+{
+	struct loaded l;
+	int ret = PROBE_ERR;
+	memset(&l, 0, sizeof(l));
+	memset(h, 0, sizeof(*h));
+	if (read_file(construct_path, read_construct, &l, err) < 0 || read_file(dump_path, read_dump_entries, &l, err) < 0)
+		goto out;
+	if (!l.nconstruct) {
+		msg_fail(err, construct_path, "no node: the hierarchy needs a dump of level L0 or mix (construct.json is "
+					      "empty at level L1)");
+		goto out;
+	}
+	hier_build(h, l.construct, l.nconstruct, l.entries, l.lens, l.nentries);
+	ret = 0;
+out:
+	free(l.construct);
+	free(l.entries);
+	free(l.lens);
+	arena_release(&l.arena);
+	return ret;
+}

@@ -1,0 +1,102 @@
+/*
+ * hier.h: the node hierarchy msprobe's graph_visualize builds for one dump
+ * (one rank and step): its nodes, their types, parents, children and
+ * order, as they go into the tb_nodes table of a vis.db
+ * (../shared/reference/msprobe-graph.md; msprobe 26.0.0's GraphBuilder).
+ *
+ * The rules, in the order msprobe applies them:
+ *   - The root is DefaultModel.  construct.json is read as Python reads it
+ *     (a key given twice keeps its first place and its last value; the
+ *     megatron_micro_step_number form's [parent, micro step] values give
+ *     their parent).  Each entry, in order: a node whose parent is null
+ *     and whose name ends in .backward.N takes its forward twin's parent
+ *     with .forward.N made .backward.N, when construct.json has that node
+ *     (for an API, X.backward: X.forward's parent with every "forward"
+ *     made "backward"); a backward node whose parent lies in another
+ *     module (an inplace layer that fired no backward hook) takes its
+ *     forward twin's parent the same way.  The parent is created when it
+ *     is first named; the node is created if new and joins its parent's
+ *     children, in construct.json's order, unless it has a parent already
+ *     (the first parent wins, a node is never its own parent).
+ *   - Every run of two or more API children of the root moves under a new
+ *     Apis_Between_Modules.K node (K from 0), in the run's place.
+ *   - A dump entry <prefix>.parameters_grad[.N] that is not a node joins
+ *     <prefix>.backward.<highest N> as its last child, when that node
+ *     exists (otherwise it is dropped).
+ *   - node_order: a post-order walk from the root (children first, in
+ *     order; the root last).  A node the walk does not reach (a parent
+ *     named but never given a parent of its own, a cycle) is not in the
+ *     graph msprobe writes: its order is -1.
+ * Types: module (Module., Cell., optimizer, clip_grad, DefaultModel, and
+ * any name no rule knows), API (Tensor., Torch., Functional., NPU., VF.,
+ * Distributed., Aten., Mint., Primitive., Jit., MintFunctional.,
+ * MindSpeed.), API collection.
+ *
+ * Not yet here: Megatron's recomputation (which moves recomputed layers
+ * under their backward parents using stack.json) and micro steps.
+ *
+ * Errors follow msg.h.  Memory: the names once and a few words per node.
+ */
+#ifndef PROBE_HIER_H
+#define PROBE_HIER_H
+
+#include "../core/arena.h"
+#include "../core/strbuf.h"
+#include "../core/strmap.h"
+
+enum hier_op { HIER_MODULE = 0, HIER_API = 1, HIER_API_COLLECTION = 9 };
+
+struct hier_node {
+	const char *name;   /* NUL-terminated, in the hierarchy's arena */
+	size_t name_len;
+	enum hier_op op;
+	int64_t parent;     /* index of the parent node, -1 for none */
+	uint32_t *sub;      /* children, in order */
+	size_t nsub, sub_alloc;
+	int64_t order;      /* node_order; -1: not reached from the root */
+};
+
+struct hier {
+	struct hier_node *nodes; /* nodes[0] is the root */
+	size_t n, alloc;
+	uint32_t *sorted;        /* node indices in node_order */
+	size_t nsorted;
+	struct arena arena;
+	struct strmap by_name;   /* name -> index + 1 */
+	unsigned collections;    /* Apis_Between_Modules nodes made */
+};
+
+/* One construct.json entry: a node and its parent (NULL for null), as read. */
+struct hier_entry {
+	const char *name;
+	size_t name_len;
+	const char *parent;
+	size_t parent_len;
+};
+
+/*
+ * The hierarchy of construct entries (in file order, duplicates as the
+ * file has them) and dump entry names (dump.json's "data" keys, in order;
+ * only the parameters_grad ones matter).  h is initialised here; release
+ * it with hier_release().
+ */
+void hier_build(struct hier *h, const struct hier_entry *construct, size_t n, const char *const *entries,
+		const size_t *entry_lens, size_t nentries);
+
+/*
+ * The same from the files: construct.json and dump.json (or debug.json).
+ * 0, or PROBE_ERR with "FILE:LINE:COL: what" (msg.h); an empty
+ * construct.json is an error saying that the hierarchy needs a dump of
+ * level L0 or mix.
+ */
+int hier_load(struct hier *h, const char *construct_path, const char *dump_path, struct strbuf *err);
+
+void hier_release(struct hier *h);
+
+/* The node named name, or -1. */
+int64_t hier_find(const struct hier *h, const char *name, size_t len);
+
+/* msprobe's type of a node name (the collection type is never guessed from a name). */
+enum hier_op hier_op_of(const char *name, size_t len);
+
+#endif

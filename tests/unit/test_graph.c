@@ -1,0 +1,216 @@
+/*
+ * msprobe's node hierarchy (lib/graph/hier.c), on small construct.json
+ * cases whose expected trees are worked out by hand from
+ * ../shared/reference/msprobe-graph.md and msprobe 26.0.0's GraphBuilder
+ * rules (hier.h lists them).  The MLP case is mlp-tensor-mix's construct:
+ * its tree is also what msprobe's own vis.db holds (fixtures/graph/c1).
+ *
+ * With --print CONSTRUCT DUMP it prints the hierarchy of those files, one
+ * node a line in node_order ("ORDER TAB NAME TAB TYPE TAB PARENT TAB
+ * CHILDREN", children comma-separated), for tests/parity/graph-hier.sh.
+ */
+#include "tap.h"
+#include "../../lib/graph/hier.h"
+
+#include <stdio.h>
+
+static void describe(const struct hier *h, uint32_t i, struct strbuf *out)
+{
+	const struct hier_node *n = &h->nodes[i];
+	strbuf_addf(out, "%lld\t%s\t%d\t%s\t", (long long)n->order, n->name, (int)n->op,
+		    n->parent >= 0 ? h->nodes[n->parent].name : "");
+	for (size_t k = 0; k < n->nsub; k++)
+		strbuf_addf(out, "%s%s", k ? "," : "", h->nodes[n->sub[k]].name);
+	strbuf_addch(out, '\n');
+}
+
+static void describe_all(const struct hier *h, struct strbuf *out)
+{
+	for (size_t i = 0; i < h->nsorted; i++)
+		describe(h, h->sorted[i], out);
+}
+
+/* "name:parent" pairs ("" for null) into construct entries. */
+static size_t entries_of(const char *const *pairs, size_t n, struct hier_entry *e)
+{
+	for (size_t i = 0; i < n; i++) {
+		const char *colon = strchr(pairs[i], ':');
+		e[i].name = pairs[i];
+		e[i].name_len = (size_t)(colon - pairs[i]);
+		e[i].parent = colon[1] ? colon + 1 : NULL;
+		e[i].parent_len = colon[1] ? strlen(colon + 1) : 0;
+	}
+	return n;
+}
+
+static void check_tree(const char *what, const char *const *pairs, size_t n, const char *const *dump, size_t ndump,
+		       const char *want)
+{
+	struct hier_entry e[64];
+	size_t lens[64];
+	struct hier h;
+	struct strbuf got = STRBUF_INIT;
+	for (size_t i = 0; i < ndump; i++)
+		lens[i] = strlen(dump[i]);
+	hier_build(&h, e, entries_of(pairs, n, e), dump, lens, ndump);
+	describe_all(&h, &got);
+	is_str(got.buf, want, what);
+	strbuf_release(&got);
+	hier_release(&h);
+}
+
+static void mlp(void)
+{
+	/* mlp-tensor-mix/target/step0/rank0/construct.json, and its dump's parameters_grad entries */
+	static const char *const c[] = {
+		"Functional.linear.0.forward:Module.fc1.Linear.forward.0", "Module.fc1.Linear.forward.0:",
+		"Functional.relu.0.forward:Module.relu.ReLU.forward.0", "Module.relu.ReLU.forward.0:",
+		"Functional.linear.1.forward:Module.fc2.Linear.forward.0", "Module.fc2.Linear.forward.0:",
+		"Functional.relu.1.forward:Module.relu.ReLU.forward.1", "Module.relu.ReLU.forward.1:",
+		"Functional.linear.2.forward:Module.fc3.Linear.forward.0", "Module.fc3.Linear.forward.0:",
+		"Functional.mse_loss.0.forward:", "Functional.mse_loss.0.backward:", "Functional.linear.2.backward:",
+		"Functional.relu.1.backward:", "Functional.linear.1.backward:", "Functional.relu.0.backward:",
+		"Functional.linear.0.backward:",
+	};
+	static const char *const dump[] = { "Functional.linear.0.forward", "Module.fc3.Linear.parameters_grad.0",
+					    "Module.fc1.Linear.parameters_grad.0" };
+	/*
+	 * Every module is a child of the root with its API inside; the seven APIs after them
+	 * are a run of APIs under the root: Apis_Between_Modules.0.  The backward APIs' forward
+	 * twins have module parents, but no Module...backward.0 exists, so they stay at the
+	 * root; the parameters_grad entries have no backward module to hang on: dropped.
+	 */
+	check_tree("mlp-tensor-mix: msprobe's 19 nodes, in post-order", c, ARRAY_SIZE(c), dump, ARRAY_SIZE(dump),
+		   "0\tFunctional.linear.0.forward\t1\tModule.fc1.Linear.forward.0\t\n"
+		   "1\tModule.fc1.Linear.forward.0\t0\tDefaultModel\tFunctional.linear.0.forward\n"
+		   "2\tFunctional.relu.0.forward\t1\tModule.relu.ReLU.forward.0\t\n"
+		   "3\tModule.relu.ReLU.forward.0\t0\tDefaultModel\tFunctional.relu.0.forward\n"
+		   "4\tFunctional.linear.1.forward\t1\tModule.fc2.Linear.forward.0\t\n"
+		   "5\tModule.fc2.Linear.forward.0\t0\tDefaultModel\tFunctional.linear.1.forward\n"
+		   "6\tFunctional.relu.1.forward\t1\tModule.relu.ReLU.forward.1\t\n"
+		   "7\tModule.relu.ReLU.forward.1\t0\tDefaultModel\tFunctional.relu.1.forward\n"
+		   "8\tFunctional.linear.2.forward\t1\tModule.fc3.Linear.forward.0\t\n"
+		   "9\tModule.fc3.Linear.forward.0\t0\tDefaultModel\tFunctional.linear.2.forward\n"
+		   "10\tFunctional.mse_loss.0.forward\t1\tApis_Between_Modules.0\t\n"
+		   "11\tFunctional.mse_loss.0.backward\t1\tApis_Between_Modules.0\t\n"
+		   "12\tFunctional.linear.2.backward\t1\tApis_Between_Modules.0\t\n"
+		   "13\tFunctional.relu.1.backward\t1\tApis_Between_Modules.0\t\n"
+		   "14\tFunctional.linear.1.backward\t1\tApis_Between_Modules.0\t\n"
+		   "15\tFunctional.relu.0.backward\t1\tApis_Between_Modules.0\t\n"
+		   "16\tFunctional.linear.0.backward\t1\tApis_Between_Modules.0\t\n"
+		   "17\tApis_Between_Modules.0\t9\tDefaultModel\tFunctional.mse_loss.0.forward,Functional.mse_loss.0.backward,"
+		   "Functional.linear.2.backward,Functional.relu.1.backward,Functional.linear.1.backward,"
+		   "Functional.relu.0.backward,Functional.linear.0.backward\n"
+		   "18\tDefaultModel\t0\t\tModule.fc1.Linear.forward.0,Module.relu.ReLU.forward.0,Module.fc2.Linear.forward.0,"
+		   "Module.relu.ReLU.forward.1,Module.fc3.Linear.forward.0,Apis_Between_Modules.0\n");
+}
+
+static void backward_parents(void)
+{
+	/*
+	 * Module.a.b.B.backward.0 has no parent: its twin Module.a.b.B.forward.0's parent,
+	 * Module.a.A.forward.0, made backward is Module.a.A.backward.0, which construct.json
+	 * has.  Tensor.add.0.backward the same way through X.backward -> X.forward (its
+	 * twin's parent made backward: Module.a.b.B.backward.0).  Module.a.A.backward.0's
+	 * twin has a null parent, and Module.a.A.backward.1 has no twin: both stay at the
+	 * root.  A lone API at the root stays there (a run of one).  parameters_grad
+	 * entries go under the highest backward call of their module, in dump order:
+	 * Module.a.A's two under Module.a.A.backward.1, Module.a.b.B's under
+	 * Module.a.b.B.backward.0 after its API.
+	 */
+	static const char *const c[] = {
+		"Module.a.A.forward.0:", "Module.a.b.B.forward.0:Module.a.A.forward.0", "Tensor.add.0.forward:Module.a.b.B.forward.0",
+		"Torch.cat.0.forward:", "Module.a.A.backward.0:", "Module.a.A.backward.1:", "Module.a.b.B.backward.0:",
+		"Tensor.add.0.backward:",
+	};
+	static const char *const dump[] = { "Module.a.b.B.parameters_grad", "Module.a.A.parameters_grad",
+					    "Module.a.A.parameters_grad.1" };
+	check_tree("backward nodes take their forward twins' parents; parameters_grad under the last backward", c,
+		   ARRAY_SIZE(c), dump, ARRAY_SIZE(dump),
+		   "0\tTensor.add.0.forward\t1\tModule.a.b.B.forward.0\t\n"
+		   "1\tModule.a.b.B.forward.0\t0\tModule.a.A.forward.0\tTensor.add.0.forward\n"
+		   "2\tModule.a.A.forward.0\t0\tDefaultModel\tModule.a.b.B.forward.0\n"
+		   "3\tTorch.cat.0.forward\t1\tDefaultModel\t\n"
+		   "4\tTensor.add.0.backward\t1\tModule.a.b.B.backward.0\t\n"
+		   "5\tModule.a.b.B.parameters_grad\t0\tModule.a.b.B.backward.0\t\n"
+		   "6\tModule.a.b.B.backward.0\t0\tModule.a.A.backward.0\tTensor.add.0.backward,Module.a.b.B.parameters_grad\n"
+		   "7\tModule.a.A.backward.0\t0\tDefaultModel\tModule.a.b.B.backward.0\n"
+		   "8\tModule.a.A.parameters_grad\t0\tModule.a.A.backward.1\t\n"
+		   "9\tModule.a.A.parameters_grad.1\t0\tModule.a.A.backward.1\t\n"
+		   "10\tModule.a.A.backward.1\t0\tDefaultModel\tModule.a.A.parameters_grad,Module.a.A.parameters_grad.1\n"
+		   "11\tDefaultModel\t0\t\tModule.a.A.forward.0,Torch.cat.0.forward,Module.a.A.backward.0,Module.a.A.backward.1\n");
+}
+
+static void inplace(void)
+{
+	/*
+	 * msprobe's own example of an inplace layer: Module.layer4.1.conv2.Conv2d.backward.0
+	 * names Module.layer4.1.relu.ReLU.backward.1 as its parent, whose prefix
+	 * (Module.layer4.1.relu) is not its own (Module.layer4.1): it takes its forward
+	 * twin's parent made backward, Module.layer4.1.BasicBlock.backward.0.
+	 */
+	static const char *const c[] = {
+		"Module.layer4.1.BasicBlock.forward.0:", "Module.layer4.1.conv2.Conv2d.forward.0:Module.layer4.1.BasicBlock.forward.0",
+		"Module.layer4.1.relu.ReLU.forward.1:Module.layer4.1.BasicBlock.forward.0",
+		"Module.layer4.1.BasicBlock.backward.0:", "Module.layer4.1.relu.ReLU.backward.1:Module.layer4.1.BasicBlock.backward.0",
+		"Module.layer4.1.conv2.Conv2d.backward.0:Module.layer4.1.relu.ReLU.backward.1",
+	};
+	check_tree("an inplace layer's wrong backward parent is set right", c, ARRAY_SIZE(c), NULL, 0,
+		   "0\tModule.layer4.1.conv2.Conv2d.forward.0\t0\tModule.layer4.1.BasicBlock.forward.0\t\n"
+		   "1\tModule.layer4.1.relu.ReLU.forward.1\t0\tModule.layer4.1.BasicBlock.forward.0\t\n"
+		   "2\tModule.layer4.1.BasicBlock.forward.0\t0\tDefaultModel\tModule.layer4.1.conv2.Conv2d.forward.0,"
+		   "Module.layer4.1.relu.ReLU.forward.1\n"
+		   "3\tModule.layer4.1.relu.ReLU.backward.1\t0\tModule.layer4.1.BasicBlock.backward.0\t\n"
+		   "4\tModule.layer4.1.conv2.Conv2d.backward.0\t0\tModule.layer4.1.BasicBlock.backward.0\t\n"
+		   "5\tModule.layer4.1.BasicBlock.backward.0\t0\tDefaultModel\tModule.layer4.1.relu.ReLU.backward.1,"
+		   "Module.layer4.1.conv2.Conv2d.backward.0\n"
+		   "6\tDefaultModel\t0\t\tModule.layer4.1.BasicBlock.forward.0,Module.layer4.1.BasicBlock.backward.0\n");
+}
+
+static void edges(void)
+{
+	/*
+	 * A key given twice keeps its first place and its last parent: Module.m.M.forward.0's
+	 * last parent is itself, which BaseNode.add_upnode refuses, so it has none and is not
+	 * reached from the root, nor is Tensor.mul.0.forward inside it; a node named only as
+	 * a parent (Module.x.X.forward.0) is not reached either.  What is left is the root.
+	 */
+	static const char *const c[] = { "Module.m.M.forward.0:", "Tensor.mul.0.forward:Module.x.X.forward.0",
+					 "Tensor.mul.0.forward:Module.m.M.forward.0", "Module.m.M.forward.0:Module.m.M.forward.0" };
+	static const char *const c2[] = { "Tensor.mul.0.forward:Module.x.X.forward.0", "Torch.add.0.forward:" };
+	check_tree("duplicate keys as Python's dict reads them; what the root does not reach is not in the graph", c,
+		   ARRAY_SIZE(c), NULL, 0, "0\tDefaultModel\t0\t\t\n");
+	check_tree("a parent never given a place of its own is not reached", c2, ARRAY_SIZE(c2), NULL, 0,
+		   "0\tTorch.add.0.forward\t1\tDefaultModel\t\n1\tDefaultModel\t0\t\tTorch.add.0.forward\n");
+	ok(hier_op_of("Moduleish", 9) == HIER_MODULE && hier_op_of("Torch_x", 7) == HIER_API &&
+	   hier_op_of("Torch", 5) == HIER_MODULE && hier_op_of("clip_grad_norm", 14) == HIER_MODULE &&
+	   hier_op_of("MindSpeed.x", 11) == HIER_API && hier_op_of("something.else", 14) == HIER_MODULE,
+	   "node types by msprobe's patterns ('.' any character; anything else a module)");
+}
+
+static int print_files(const char *construct, const char *dump)
+{
+	struct hier h;
+	struct strbuf out = STRBUF_INIT, err = STRBUF_INIT;
+	if (hier_load(&h, construct, dump, &err) < 0) {
+		fprintf(stderr, "test_graph: %s\n", err.buf);
+		return 2;
+	}
+	describe_all(&h, &out);
+	fwrite(out.buf, 1, out.len, stdout);
+	hier_release(&h);
+	strbuf_release(&out);
+	strbuf_release(&err);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 4 && !strcmp(argv[1], "--print"))
+		return print_files(argv[2], argv[3]);
+	mlp();
+	backward_parents();
+	inplace();
+	edges();
+	return done_testing();
+}
