@@ -94,9 +94,9 @@ fuzz_one() { # name
 	mkdir -p "$out/artifacts/$n"
 	start=$(date +%s)
 	dict=tests/fuzz/dict/$n.dict
-	case $n in construct) dict=tests/fuzz/dict/stack.dict ;; esac
+	case $n in construct|hier) dict=tests/fuzz/dict/stack.dict ;; esac
 	extra=
-	case $n in npy|yaml|construct|stack) extra=-max_len=4096 ;; esac
+	case $n in npy|yaml|construct|hier|stack) extra=-max_len=4096 ;; esac
 	"$out/bin/fuzz_$n" -fork=1 -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1 \
 		-max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 $extra \
 		-dict="$dict" -artifact_prefix="$out/artifacts/$n/" -print_final_stats=1 \

@@ -104,7 +104,7 @@ csv)
 stack)
 	files \( -name 'stack*.json' \) | while IFS= read -r f; do add "$f"; done
 	;;
-construct)
+construct|hier)
 	files \( -name 'construct*.json' \) | while IFS= read -r f; do add "$f"; done
 	;;
 records)
