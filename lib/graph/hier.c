@@ -46,6 +46,8 @@ static uint32_t add_node(struct hier *h, const char *name, size_t len, enum hier
 	n->op = op;
 	n->parent = -1;
 	n->order = -1;
+	n->match = -1;
+	n->micro_step = -1;
 	strmap_put(&h->by_name, name, len, NULL)->value.u = h->n + 1;
 	return (uint32_t)h->n++;
 }
@@ -66,10 +68,18 @@ static void attach(struct hier *h, uint32_t node, int64_t parent)
 	append_child(h, (uint32_t)parent, node);
 }
 
-static uint32_t node_of(struct hier *h, const char *name, size_t len)
+/* A node of construct.json, made when first named; in the Megatron form with its micro step (0 when not a key). */
+static uint32_t node_of(struct hier *h, const struct strmap *micro, const char *name, size_t len)
 {
 	int64_t i = hier_find(h, name, len);
-	return i >= 0 ? (uint32_t)i : add_node(h, name, len, hier_op_of(name, len));
+	uint32_t k;
+	const struct strmap_slot *s;
+	if (i >= 0)
+		return (uint32_t)i;
+	k = add_node(h, name, len, hier_op_of(name, len));
+	if (h->micro_step_num >= 0)
+		h->nodes[k].micro_step = (s = strmap_find(micro, name, len)) ? (int64_t)s->value.u : 0;
+	return k;
 }
 
 /* ---- construct.json as Python's dict ------------------------------------------------ */
@@ -78,6 +88,7 @@ struct cdict {
 	const struct hier_entry **v; /* first place of each key, with its last value */
 	size_t n;
 	struct strmap at;            /* key -> index + 1 */
+	struct strmap micro;         /* key -> micro step (the Megatron form) */
 };
 
 static void cdict_init(struct cdict *d, const struct hier_entry *e, size_t n)
@@ -93,6 +104,7 @@ static void cdict_init(struct cdict *d, const struct hier_entry *e, size_t n)
 		} else {
 			d->v[s->value.u - 1] = &e[i];
 		}
+		strmap_put(&d->micro, e[i].name, e[i].name_len, NULL)->value.u = (uint64_t)e[i].micro_step;
 	}
 }
 
@@ -100,6 +112,7 @@ static void cdict_release(struct cdict *d)
 {
 	free(d->v);
 	strmap_release(&d->at);
+	strmap_release(&d->micro);
 }
 
 static bool cdict_has(const struct cdict *d, const struct strbuf *key)
@@ -259,8 +272,8 @@ static void init_nodes(struct hier *h, const struct cdict *d)
 			}
 		}
 		if (up)
-			parent = node_of(h, up, up_len);
-		attach(h, node_of(h, e->name, e->name_len), parent);
+			parent = node_of(h, &d->micro, up, up_len);
+		attach(h, node_of(h, &d->micro, e->name, e->name_len), parent);
 	}
 	strbuf_release(&s.a);
 	strbuf_release(&s.b);
@@ -285,13 +298,15 @@ static void collect_apis_between_modules(struct hier *h)
 		uint32_t c = add_node(h, name.buf, name.len, HIER_API_COLLECTION);
 		sub = h->nodes[0].sub; /* add_node may move the nodes, not the children arrays */
 		h->nodes[c].parent = 0;
+		h->nodes[c].micro_step = h->nodes[sub[i]].micro_step;
 		for (; i < run; i++) {
 			append_child(h, c, sub[i]);
 			h->nodes[sub[i]].parent = c;
 		}
 		kept[out++] = c;
 	}
-	memcpy(h->nodes[0].sub, kept, out * sizeof(*kept));
+	if (out) /* a root without children has no array to copy into */
+		memcpy(h->nodes[0].sub, kept, out * sizeof(*kept));
 	h->nodes[0].nsub = out;
 	free(kept);
 	strbuf_release(&name);
@@ -415,11 +430,12 @@ static void sort_nodes(struct hier *h)
 	free(stack);
 }
 
-void hier_build(struct hier *h, const struct hier_entry *construct, size_t n, const char *const *entries,
-		const size_t *entry_lens, size_t nentries)
+void hier_build(struct hier *h, const struct hier_entry *construct, size_t n, int64_t micro_step_num,
+		const char *const *entries, const size_t *entry_lens, size_t nentries)
 {
 	struct cdict d;
 	memset(h, 0, sizeof(*h));
+	h->micro_step_num = micro_step_num;
 	add_node(h, ROOT_NAME, strlen(ROOT_NAME), HIER_MODULE);
 	cdict_init(&d, construct, n);
 	init_nodes(h, &d);
@@ -440,10 +456,109 @@ void hier_release(struct hier *h)
 	memset(h, 0, sizeof(*h));
 }
 
+/* ---- two hierarchies ---------------------------------------------------------------- */
+
+/* Whether a's and b's ancestors have the same names, all the way up. */
+static bool same_ancestors(const struct hier *ha, int64_t a, const struct hier *hb, int64_t b)
+{
+	a = ha->nodes[a].parent;
+	b = hb->nodes[b].parent;
+	while (a >= 0 && b >= 0) {
+		const struct hier_node *x = &ha->nodes[a], *y = &hb->nodes[b];
+		if (x->name_len != y->name_len || memcmp(x->name, y->name, x->name_len))
+			return false;
+		a = x->parent;
+		b = y->parent;
+	}
+	return a < 0 && b < 0;
+}
+
+size_t hier_match(struct hier *target, struct hier *golden)
+{
+	size_t matched = 0;
+	for (size_t i = 0; i < target->nsorted; i++) {
+		uint32_t t = target->sorted[i];
+		const struct hier_node *n = &target->nodes[t];
+		int64_t g = hier_find(golden, n->name, n->name_len);
+		/* a golden node the root does not reach has ancestors that end before the root's */
+		if (g < 0 || golden->nodes[g].order < 0 || !same_ancestors(target, t, golden, g))
+			continue;
+		target->nodes[t].match = g;
+		golden->nodes[g].match = t;
+		matched++;
+	}
+	return matched;
+}
+
+/* Children take their parent's micro step where they have none (from the root down, in order). */
+static void inherit_micro_steps(struct hier *h)
+{
+	for (size_t i = h->nsorted; i > 0; i--) {
+		struct hier_node *n = &h->nodes[h->sorted[i - 1]];
+		for (size_t k = 0; k < n->nsub; k++) {
+			struct hier_node *c = &h->nodes[n->sub[k]];
+			if (c->micro_step < 0)
+				c->micro_step = n->micro_step;
+		}
+	}
+}
+
+static bool has_forward_part(const struct hier_node *n)
+{
+	for (size_t i = 0; i + 9 <= n->name_len; i++)
+		if (!memcmp(n->name + i, ".forward.", 9))
+			return true;
+	return false;
+}
+
+size_t hier_micro_steps(struct hier *target, struct hier *golden)
+{
+	const struct hier_node *root = &target->nodes[0];
+	int64_t step = 0;
+	bool backward = false;
+	if (target->micro_step_num >= 0)
+		return (size_t)target->micro_step_num + 1; /* msprobe returns before it sets anything */
+	for (size_t k = 0; k < root->nsub; k++) {
+		struct hier_node *n = &target->nodes[root->sub[k]];
+		if (n->op == HIER_MODULE) {
+			if (!has_forward_part(n))
+				backward = true;
+			else if (backward) {
+				step++;
+				backward = false;
+			}
+		}
+		n->micro_step = step;
+		if (golden && n->match >= 0)
+			golden->nodes[n->match].micro_step = step;
+	}
+	inherit_micro_steps(target);
+	if (golden) {
+		const struct hier_node *groot = &golden->nodes[0];
+		for (size_t k = 0; k < groot->nsub; k++) {
+			struct hier_node *n = &golden->nodes[groot->sub[k]];
+			const char *end = n->name + n->name_len, *dot = end;
+			while (dot > n->name && dot[-1] != '.')
+				dot--;
+			const char *p = dot, *start = dot;
+			int64_t v = 0;
+			if (n->micro_step >= 0)
+				continue;
+			/* Python's int() of the last dotted part; anything but digits is 0 here */
+			for (; p < end && *p >= '0' && *p <= '9' && v < INT64_MAX / 10; p++)
+				v = v * 10 + (*p - '0');
+			n->micro_step = p == end && end > start ? v : 0;
+		}
+		inherit_micro_steps(golden);
+	}
+	return (size_t)step + 1;
+}
+
 /* ---- the files ------------------------------------------------------------------------- */
 
 struct loaded {
 	struct arena arena;
+	int64_t micro_step_num; /* megatron_micro_step_number, -1 without one */
 	struct hier_entry *construct;
 	size_t nconstruct, calloc;
 	const char **entries;
@@ -472,9 +587,10 @@ static int read_parent(struct json_reader *r, struct loaded *l, struct hier_entr
 								   e->name, json_type_name(type));
 	}
 	if (list) {
-		if ((type = json_reader_next(r, &t)) != JSON_NUMBER)
+		if ((type = json_reader_next(r, &t)) != JSON_NUMBER || t.nonfinite)
 			return type == JSON_ERROR ? -1 : json_reader_fail_at(r, &t, "the micro step of %s is %s, expected a number",
 									   e->name, json_type_name(type));
+		e->micro_step = strtoll(t.text, NULL, 10);
 		if ((type = json_reader_next(r, &t)) != JSON_ARRAY_END)
 			return type == JSON_ERROR ? -1 : json_reader_fail_at(r, &t, "the value of %s holds more than "
 										      "[parent, micro step]", e->name);
@@ -492,10 +608,12 @@ static int read_construct(struct json_reader *r, struct loaded *l)
 	while ((type = json_reader_next(r, &t)) == JSON_KEY) {
 		struct hier_entry *e;
 		if (t.len == 26 && !memcmp(t.text, "megatron_micro_step_number", 26)) {
-			if (json_reader_next(r, &t) == JSON_ERROR)
-				return -1;
-			if ((t.type == JSON_ARRAY_BEGIN || t.type == JSON_OBJECT_BEGIN) && json_reader_skip(r) < 0)
-				return -1;
+			if ((type = json_reader_next(r, &t)) != JSON_NUMBER || t.nonfinite)
+				return type == JSON_ERROR ? -1 : json_reader_fail_at(r, &t, "megatron_micro_step_number is %s, "
+											      "expected a number", json_type_name(type));
+			l->micro_step_num = strtoll(t.text, NULL, 10);
+			if (l->micro_step_num < 0)
+				return json_reader_fail_at(r, &t, "megatron_micro_step_number is negative");
 			continue;
 		}
 		ALLOC_GROW(l->construct, l->nconstruct + 1, l->calloc);
@@ -579,6 +697,7 @@ int hier_load(struct hier *h, const char *construct_path, const char *dump_path,
 	struct loaded l;
 	int ret = PROBE_ERR;
 	memset(&l, 0, sizeof(l));
+	l.micro_step_num = -1;
 	memset(h, 0, sizeof(*h));
 	if (read_file(construct_path, read_construct, &l, err) < 0 || read_file(dump_path, read_dump_entries, &l, err) < 0)
 		goto out;
@@ -587,7 +706,7 @@ int hier_load(struct hier *h, const char *construct_path, const char *dump_path,
 					      "empty at level L1)");
 		goto out;
 	}
-	hier_build(h, l.construct, l.nconstruct, l.entries, l.lens, l.nentries);
+	hier_build(h, l.construct, l.nconstruct, l.micro_step_num, l.entries, l.lens, l.nentries);
 	ret = 0;
 out:
 	free(l.construct);

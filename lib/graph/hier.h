@@ -33,7 +33,8 @@
  * MindSpeed.), API collection.
  *
  * Not yet here: Megatron's recomputation (which moves recomputed layers
- * under their backward parents using stack.json) and micro steps.
+ * under their backward parents using stack.json), fuzzy matching (-fm)
+ * and layer mapping (-lm).
  *
  * Errors follow msg.h.  Memory: the names once and a few words per node.
  */
@@ -54,6 +55,8 @@ struct hier_node {
 	uint32_t *sub;      /* children, in order */
 	size_t nsub, sub_alloc;
 	int64_t order;      /* node_order; -1: not reached from the root */
+	int64_t match;      /* the matched node of the other hierarchy (hier_match()), -1 for none */
+	int64_t micro_step; /* micro_step_id (hier_micro_steps()); -1: none yet (0 in a vis.db) */
 };
 
 struct hier {
@@ -64,6 +67,7 @@ struct hier {
 	struct arena arena;
 	struct strmap by_name;   /* name -> index + 1 */
 	unsigned collections;    /* Apis_Between_Modules nodes made */
+	int64_t micro_step_num;  /* construct.json's megatron_micro_step_number, -1 without one */
 };
 
 /* One construct.json entry: a node and its parent (NULL for null), as read. */
@@ -72,16 +76,40 @@ struct hier_entry {
 	size_t name_len;
 	const char *parent;
 	size_t parent_len;
+	int64_t micro_step; /* the Megatron form's second item (0 when the value is not a list) */
 };
 
 /*
  * The hierarchy of construct entries (in file order, duplicates as the
  * file has them) and dump entry names (dump.json's "data" keys, in order;
- * only the parameters_grad ones matter).  h is initialised here; release
- * it with hier_release().
+ * only the parameters_grad ones matter).  micro_step_num is construct.json's
+ * megatron_micro_step_number (-1 without one: then the entries'
+ * micro_step is not read).  h is initialised here; release it with
+ * hier_release().
  */
-void hier_build(struct hier *h, const struct hier_entry *construct, size_t n, const char *const *entries,
-		const size_t *entry_lens, size_t nentries);
+void hier_build(struct hier *h, const struct hier_entry *construct, size_t n, int64_t micro_step_num,
+		const char *const *entries, const size_t *entry_lens, size_t nentries);
+
+/*
+ * GraphComparator's default matching: each node of target that the root
+ * reaches matches the golden node of the same name whose chain of ancestors
+ * is the same; both get its index in `match`.  Returns the nodes matched.
+ * (msprobe's matched_node_link of a matched pair is that chain and the
+ * name; [] for the others.)
+ */
+size_t hier_match(struct hier *target, struct hier *golden);
+
+/*
+ * Graph.paging_by_micro_step: with construct.json's Megatron form, each
+ * node's micro step is the one it gives (parameters_grad nodes none) and
+ * the count is micro_step_num + 1.  Otherwise, walking the root's
+ * children, a module forward after a module backward starts a new micro
+ * step; golden nodes matched to those children take their number, the
+ * golden root's other children the number their name ends with (0 when it
+ * ends with none); children inherit their parent's.  golden may be NULL
+ * (one graph).  Returns the count of micro steps (of target).
+ */
+size_t hier_micro_steps(struct hier *target, struct hier *golden);
 
 /*
  * The same from the files: construct.json and dump.json (or debug.json).

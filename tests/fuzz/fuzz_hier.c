@@ -3,7 +3,8 @@
  * construct.json, beside a dump.json naming a few parameters_grad entries.
  * What it loads must be a tree walked in post-order: every node in the
  * walk once, the root last, each child before its parent, and each
- * child's parent the node that lists it.
+ * child's parent the node that lists it; matched with itself, every node
+ * in the walk matches itself, and each has a micro step.
  */
 #include "fuzz.h"
 #include "../../lib/graph/hier.h"
@@ -44,6 +45,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				FUZZ_CHECK(c->parent == (int64_t)h.sorted[i], "child %s of %s names another parent", c->name,
 					   nd->name);
 			}
+		}
+		{
+			struct hier g;
+			FUZZ_CHECK(hier_load(&g, file.path, dump_path, &err) == 0, "a second load fails: %s", err.buf);
+			FUZZ_CHECK(hier_match(&h, &g) == h.nsorted, "a hierarchy does not match itself");
+			(void)hier_micro_steps(&h, &g);
+			for (size_t i = 0; i < h.nsorted; i++) {
+				uint32_t k = h.sorted[i];
+				FUZZ_CHECK(h.nodes[k].match == (int64_t)k && g.nodes[k].match == (int64_t)k, "%s matches another node",
+					   h.nodes[k].name);
+				FUZZ_CHECK(k == 0 || h.micro_step_num >= 0 || h.nodes[k].micro_step >= 0, "%s has no micro step",
+					   h.nodes[k].name);
+			}
+			hier_release(&g);
 		}
 		hier_release(&h);
 	} else {

@@ -7,7 +7,10 @@
  *
  * With --print CONSTRUCT DUMP it prints the hierarchy of those files, one
  * node a line in node_order ("ORDER TAB NAME TAB TYPE TAB PARENT TAB
- * CHILDREN", children comma-separated), for tests/parity/graph-hier.sh.
+ * CHILDREN", children comma-separated); with --print-pair TARGET-CONSTRUCT
+ * TARGET-DUMP GOLDEN-CONSTRUCT GOLDEN-DUMP both, matched, each line with
+ * " TAB MICRO-STEP TAB LINK" after it (LINK: the matched chain,
+ * comma-separated), target first: for tests/parity/graph-hier.sh.
  */
 #include "tap.h"
 #include "../../lib/graph/hier.h"
@@ -30,6 +33,26 @@ static void describe_all(const struct hier *h, struct strbuf *out)
 		describe(h, h->sorted[i], out);
 }
 
+/* Each node with its micro step and msprobe's matched_node_link (its ancestors and its name, when matched). */
+static void describe_matched(const struct hier *h, struct strbuf *out)
+{
+	for (size_t i = 0; i < h->nsorted; i++) {
+		const struct hier_node *n = &h->nodes[h->sorted[i]];
+		const char *chain[256];
+		size_t depth = 0;
+		describe(h, h->sorted[i], out);
+		strbuf_setlen(out, out->len - 1);
+		strbuf_addf(out, "\t%lld\t", (long long)(n->micro_step < 0 ? 0 : n->micro_step));
+		if (n->match >= 0) {
+			for (int64_t a = h->sorted[i]; a >= 0 && depth < ARRAY_SIZE(chain); a = h->nodes[a].parent)
+				chain[depth++] = h->nodes[a].name;
+			for (size_t k = depth; k > 0; k--)
+				strbuf_addf(out, "%s%s", k < depth ? "," : "", chain[k - 1]);
+		}
+		strbuf_addch(out, '\n');
+	}
+}
+
 /* "name:parent" pairs ("" for null) into construct entries. */
 static size_t entries_of(const char *const *pairs, size_t n, struct hier_entry *e)
 {
@@ -39,6 +62,7 @@ static size_t entries_of(const char *const *pairs, size_t n, struct hier_entry *
 		e[i].name_len = (size_t)(colon - pairs[i]);
 		e[i].parent = colon[1] ? colon + 1 : NULL;
 		e[i].parent_len = colon[1] ? strlen(colon + 1) : 0;
+		e[i].micro_step = 0;
 	}
 	return n;
 }
@@ -52,7 +76,7 @@ static void check_tree(const char *what, const char *const *pairs, size_t n, con
 	struct strbuf got = STRBUF_INIT;
 	for (size_t i = 0; i < ndump; i++)
 		lens[i] = strlen(dump[i]);
-	hier_build(&h, e, entries_of(pairs, n, e), dump, lens, ndump);
+	hier_build(&h, e, entries_of(pairs, n, e), -1, dump, lens, ndump);
 	describe_all(&h, &got);
 	is_str(got.buf, want, what);
 	strbuf_release(&got);
@@ -188,6 +212,77 @@ static void edges(void)
 	   "node types by msprobe's patterns ('.' any character; anything else a module)");
 }
 
+static int print_pair(char **argv)
+{
+	struct hier t, g;
+	struct strbuf out = STRBUF_INIT, err = STRBUF_INIT;
+	if (hier_load(&t, argv[0], argv[1], &err) < 0 || hier_load(&g, argv[2], argv[3], &err) < 0) {
+		fprintf(stderr, "test_graph: %s\n", err.buf);
+		return 2;
+	}
+	hier_match(&t, &g);
+	hier_micro_steps(&t, &g);
+	describe_matched(&t, &out);
+	describe_matched(&g, &out);
+	fwrite(out.buf, 1, out.len, stdout);
+	hier_release(&t);
+	hier_release(&g);
+	strbuf_release(&out);
+	strbuf_release(&err);
+	return 0;
+}
+
+static void build(struct hier *h, const char *const *pairs, size_t n)
+{
+	struct hier_entry e[64];
+	hier_build(h, e, entries_of(pairs, n, e), -1, NULL, NULL, 0);
+}
+
+static void matching(void)
+{
+	/*
+	 * The root, Module.a.A.forward.0 and Tensor.add.0.forward (under A on both sides)
+	 * match; Torch.cat.0.forward is at the root of the target and inside A in the
+	 * golden: the same name with other ancestors, unmatched.  Root children: A (a
+	 * module forward, micro step 0), Module.a.A.backward.0 (0), Module.a.A.forward.1
+	 * (a forward after a backward: 1), the lone Torch.cat (1).  Golden: A takes 0 from
+	 * its match; Module.z.Z.forward.3, unmatched, the 3 its name ends with; children
+	 * inherit.
+	 */
+	static const char *const t[] = { "Tensor.add.0.forward:Module.a.A.forward.0", "Module.a.A.forward.0:",
+					 "Module.a.A.backward.0:", "Module.a.A.forward.1:", "Torch.cat.0.forward:" };
+	static const char *const g[] = { "Tensor.add.0.forward:Module.a.A.forward.0", "Module.a.A.forward.0:",
+					 "Torch.cat.0.forward:Module.a.A.forward.0", "Module.z.Z.forward.3:",
+					 "Tensor.mul.0.forward:Module.z.Z.forward.3" };
+	struct hier ht, hg;
+	struct strbuf got = STRBUF_INIT;
+	size_t steps;
+	build(&ht, t, ARRAY_SIZE(t));
+	build(&hg, g, ARRAY_SIZE(g));
+	is_int((long long)hier_match(&ht, &hg), 3, "three nodes match");
+	steps = hier_micro_steps(&ht, &hg);
+	is_int((long long)steps, 2, "two micro steps");
+	describe_matched(&ht, &got);
+	describe_matched(&hg, &got);
+	is_str(got.buf,
+	       "0\tTensor.add.0.forward\t1\tModule.a.A.forward.0\t\t0\tDefaultModel,Module.a.A.forward.0,Tensor.add.0.forward\n"
+	       "1\tModule.a.A.forward.0\t0\tDefaultModel\tTensor.add.0.forward\t0\tDefaultModel,Module.a.A.forward.0\n"
+	       "2\tModule.a.A.backward.0\t0\tDefaultModel\t\t0\t\n"
+	       "3\tModule.a.A.forward.1\t0\tDefaultModel\t\t1\t\n"
+	       "4\tTorch.cat.0.forward\t1\tDefaultModel\t\t1\t\n"
+	       "5\tDefaultModel\t0\t\tModule.a.A.forward.0,Module.a.A.backward.0,Module.a.A.forward.1,Torch.cat.0.forward\t0\tDefaultModel\n"
+	       "0\tTensor.add.0.forward\t1\tModule.a.A.forward.0\t\t0\tDefaultModel,Module.a.A.forward.0,Tensor.add.0.forward\n"
+	       "1\tTorch.cat.0.forward\t1\tModule.a.A.forward.0\t\t0\t\n"
+	       "2\tModule.a.A.forward.0\t0\tDefaultModel\tTensor.add.0.forward,Torch.cat.0.forward\t0\tDefaultModel,Module.a.A.forward.0\n"
+	       "3\tTensor.mul.0.forward\t1\tModule.z.Z.forward.3\t\t3\t\n"
+	       "4\tModule.z.Z.forward.3\t0\tDefaultModel\tTensor.mul.0.forward\t3\t\n"
+	       "5\tDefaultModel\t0\t\tModule.a.A.forward.0,Module.z.Z.forward.3\t0\tDefaultModel\n",
+	       "the matched chains and micro steps of both sides");
+	strbuf_release(&got);
+	hier_release(&ht);
+	hier_release(&hg);
+}
+
 static int print_files(const char *construct, const char *dump)
 {
 	struct hier h;
@@ -208,9 +303,12 @@ int main(int argc, char **argv)
 {
 	if (argc == 4 && !strcmp(argv[1], "--print"))
 		return print_files(argv[2], argv[3]);
+	if (argc == 6 && !strcmp(argv[1], "--print-pair"))
+		return print_pair(argv + 2);
 	mlp();
 	backward_parents();
 	inplace();
 	edges();
+	matching();
 	return done_testing();
 }
