@@ -68,6 +68,47 @@ static void attach(struct hier *h, uint32_t node, int64_t parent)
 	append_child(h, (uint32_t)parent, node);
 }
 
+static ssize_t numbered_suffix(const char *name, size_t len, const char *word);
+static void replace_all(struct strbuf *out, const char *s, size_t len, const char *from, const char *to);
+static bool ends_with(const char *s, size_t n, const char *w);
+
+/*
+ * GraphBuilder._create_or_get_node's stack: stack.json's, or for a backward
+ * node without one its forward twin's (.backward.N -> .forward.0, the same
+ * module's stack whatever the call; X.backward -> X.forward), when the twin
+ * exists by now; else msprobe's note.
+ */
+static void take_stack(struct hier *h, uint32_t k)
+{
+	struct hier_node *n = &h->nodes[k];
+	const struct stack *s = h->stacks ? stack_map_get(h->stacks, n->name, n->name_len) : NULL;
+	ssize_t at;
+	if (s && s->n) {
+		n->stack = s;
+		return;
+	}
+	at = numbered_suffix(n->name, n->name_len, "backward");
+	if (at >= 0 || ends_with(n->name, n->name_len, ".backward")) {
+		struct strbuf twin = STRBUF_INIT;
+		int64_t f;
+		if (at >= 0) {
+			strbuf_add(&twin, n->name, (size_t)at);
+			strbuf_addstr(&twin, ".forward.0");
+		} else {
+			replace_all(&twin, n->name, n->name_len, "backward", "forward");
+		}
+		f = hier_find(h, twin.buf, twin.len);
+		n = &h->nodes[k];
+		if (f >= 0) {
+			n->stack = h->nodes[f].stack;
+			n->no_forward = h->nodes[f].no_forward;
+		} else {
+			n->no_forward = true;
+		}
+		strbuf_release(&twin);
+	}
+}
+
 /* A node of construct.json, made when first named; in the Megatron form with its micro step (0 when not a key). */
 static uint32_t node_of(struct hier *h, const struct strmap *micro, const char *name, size_t len)
 {
@@ -79,6 +120,7 @@ static uint32_t node_of(struct hier *h, const struct strmap *micro, const char *
 	k = add_node(h, name, len, hier_op_of(name, len));
 	if (h->micro_step_num >= 0)
 		h->nodes[k].micro_step = (s = strmap_find(micro, name, len)) ? (int64_t)s->value.u : 0;
+	take_stack(h, k);
 	return k;
 }
 
@@ -431,11 +473,12 @@ static void sort_nodes(struct hier *h)
 }
 
 void hier_build(struct hier *h, const struct hier_entry *construct, size_t n, int64_t micro_step_num,
-		const char *const *entries, const size_t *entry_lens, size_t nentries)
+		const char *const *entries, const size_t *entry_lens, size_t nentries, const struct stack_map *stacks)
 {
 	struct cdict d;
 	memset(h, 0, sizeof(*h));
 	h->micro_step_num = micro_step_num;
+	h->stacks = stacks;
 	add_node(h, ROOT_NAME, strlen(ROOT_NAME), HIER_MODULE);
 	cdict_init(&d, construct, n);
 	init_nodes(h, &d);
@@ -453,7 +496,20 @@ void hier_release(struct hier *h)
 	free(h->sorted);
 	arena_release(&h->arena);
 	strmap_release(&h->by_name);
+	stack_map_free(h->owned_stacks);
 	memset(h, 0, sizeof(*h));
+}
+
+void hier_stack_json(const struct hier *h, uint32_t node, struct strbuf *out)
+{
+	const struct hier_node *n = &h->nodes[node];
+	size_t len;
+	if (n->stack && n->stack->n)
+		strbuf_addstr(out, stack_json(h->stacks, n->stack, &len));
+	else if (n->no_forward)
+		strbuf_addstr(out, "[\"This backward node cannot find the forward node and cannot retrieve stack information.\"]");
+	else
+		strbuf_addstr(out, "[]");
 }
 
 /* ---- two hierarchies ---------------------------------------------------------------- */
@@ -692,23 +748,30 @@ static int read_file(const char *path, int (*read)(struct json_reader *, struct 
 	return ret < 0 ? PROBE_ERR : 0;
 }
 
-int hier_load(struct hier *h, const char *construct_path, const char *dump_path, struct strbuf *err)
+int hier_load(struct hier *h, const char *construct_path, const char *dump_path, const char *stack_path,
+	      struct strbuf *err)
 {
 	struct loaded l;
+	struct stack_map *stacks = NULL;
 	int ret = PROBE_ERR;
 	memset(&l, 0, sizeof(l));
 	l.micro_step_num = -1;
 	memset(h, 0, sizeof(*h));
 	if (read_file(construct_path, read_construct, &l, err) < 0 || read_file(dump_path, read_dump_entries, &l, err) < 0)
 		goto out;
+	if (stack_path && !(stacks = stack_map_load(stack_path, err)))
+		goto out;
 	if (!l.nconstruct) {
 		msg_fail(err, construct_path, "no node: the hierarchy needs a dump of level L0 or mix (construct.json is "
 					      "empty at level L1)");
 		goto out;
 	}
-	hier_build(h, l.construct, l.nconstruct, l.micro_step_num, l.entries, l.lens, l.nentries);
+	hier_build(h, l.construct, l.nconstruct, l.micro_step_num, l.entries, l.lens, l.nentries, stacks);
+	h->owned_stacks = stacks;
+	stacks = NULL;
 	ret = 0;
 out:
+	stack_map_free(stacks);
 	free(l.construct);
 	free(l.entries);
 	free(l.lens);

@@ -44,6 +44,7 @@
 #include "../core/arena.h"
 #include "../core/strbuf.h"
 #include "../core/strmap.h"
+#include "../dumps/stack.h"
 
 enum hier_op { HIER_MODULE = 0, HIER_API = 1, HIER_API_COLLECTION = 9 };
 
@@ -57,6 +58,8 @@ struct hier_node {
 	int64_t order;      /* node_order; -1: not reached from the root */
 	int64_t match;      /* the matched node of the other hierarchy (hier_match()), -1 for none */
 	int64_t micro_step; /* micro_step_id (hier_micro_steps()); -1: none yet (0 in a vis.db) */
+	const struct stack *stack; /* its stack.json stack, its forward twin's, or NULL */
+	bool no_forward;    /* a backward node without a stack whose forward twin does not exist */
 };
 
 struct hier {
@@ -68,6 +71,8 @@ struct hier {
 	struct strmap by_name;   /* name -> index + 1 */
 	unsigned collections;    /* Apis_Between_Modules nodes made */
 	int64_t micro_step_num;  /* construct.json's megatron_micro_step_number, -1 without one */
+	const struct stack_map *stacks; /* borrowed (hier_build()) or owned (hier_load()) */
+	struct stack_map *owned_stacks;
 };
 
 /* One construct.json entry: a node and its parent (NULL for null), as read. */
@@ -82,13 +87,17 @@ struct hier_entry {
 /*
  * The hierarchy of construct entries (in file order, duplicates as the
  * file has them) and dump entry names (dump.json's "data" keys, in order;
- * only the parameters_grad ones matter).  micro_step_num is construct.json's
+ * only the parameters_grad ones matter).  stacks is stack.json's map (NULL
+ * for none; it must outlive h): a node made from construct.json has its
+ * stack, or, a backward node without one, its forward twin's (.backward.N
+ * -> .forward.0, X.backward -> X.forward) when the twin was made before it,
+ * else msprobe's note that there is none.  micro_step_num is construct.json's
  * megatron_micro_step_number (-1 without one: then the entries'
  * micro_step is not read).  h is initialised here; release it with
  * hier_release().
  */
 void hier_build(struct hier *h, const struct hier_entry *construct, size_t n, int64_t micro_step_num,
-		const char *const *entries, const size_t *entry_lens, size_t nentries);
+		const char *const *entries, const size_t *entry_lens, size_t nentries, const struct stack_map *stacks);
 
 /*
  * GraphComparator's default matching: each node of target that the root
@@ -112,12 +121,16 @@ size_t hier_match(struct hier *target, struct hier *golden);
 size_t hier_micro_steps(struct hier *target, struct hier *golden);
 
 /*
- * The same from the files: construct.json and dump.json (or debug.json).
- * 0, or PROBE_ERR with "FILE:LINE:COL: what" (msg.h); an empty
- * construct.json is an error saying that the hierarchy needs a dump of
- * level L0 or mix.
+ * The same from the files: construct.json, dump.json (or debug.json) and
+ * stack.json (NULL for none).  0, or PROBE_ERR with "FILE:LINE:COL: what"
+ * (msg.h); an empty construct.json is an error saying that the hierarchy
+ * needs a dump of level L0 or mix.
  */
-int hier_load(struct hier *h, const char *construct_path, const char *dump_path, struct strbuf *err);
+int hier_load(struct hier *h, const char *construct_path, const char *dump_path, const char *stack_path,
+	      struct strbuf *err);
+
+/* A node's stack as msprobe's vis.db holds it (tb_stack.stack_info): a JSON list of frames, "[]" for none. */
+void hier_stack_json(const struct hier *h, uint32_t node, struct strbuf *out);
 
 void hier_release(struct hier *h);
 

@@ -32,7 +32,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct hier h;
 
 	fuzz_file_open(&file, data, size);
-	if (hier_load(&h, file.path, dump_path, &err) == 0) {
+	if (hier_load(&h, file.path, dump_path, NULL, &err) == 0) {
 		FUZZ_CHECK(!err.len, "success with a message: %s", err.buf);
 		FUZZ_CHECK(h.nsorted >= 1 && h.nsorted <= h.n && h.sorted[h.nsorted - 1] == 0,
 			   "%zu of %zu nodes sorted, the root not last", h.nsorted, h.n);
@@ -48,7 +48,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 		{
 			struct hier g;
-			FUZZ_CHECK(hier_load(&g, file.path, dump_path, &err) == 0, "a second load fails: %s", err.buf);
+			FUZZ_CHECK(hier_load(&g, file.path, dump_path, NULL, &err) == 0, "a second load fails: %s", err.buf);
 			FUZZ_CHECK(hier_match(&h, &g) == h.nsorted, "a hierarchy does not match itself");
 			(void)hier_micro_steps(&h, &g);
 			for (size_t i = 0; i < h.nsorted; i++) {

@@ -1,9 +1,10 @@
-# msprobe's node hierarchy and matching (lib/graph/hier.c, printed by the unit
-# test program test_graph --print-pair) are the ones msprobe's own vis.db
-# holds, for both graphs of both reference cases of ../shared/fixtures/graph:
-# every node's node_order, node_name, node_type, up_node, sub_nodes,
-# micro_step_id and matched_node_link (read here from dump_db.py's canonical
-# dump with python).
+# msprobe's node hierarchy, matching and stacks (lib/graph/hier.c, printed by
+# the unit test program test_graph --print-pair) are the ones msprobe's own
+# vis.db holds, for both graphs of both reference cases of
+# ../shared/fixtures/graph: every node's node_order, node_name, node_type,
+# up_node, sub_nodes, micro_step_id, matched_node_link and stack_id, and the
+# stack_info of tb_stack (read here from dump_db.py's canonical dump with
+# python; stacks compared as the lists they are).
 set -u
 n=0
 G=$FIXTURES/graph
@@ -11,40 +12,53 @@ test_graph=$(dirname "$(command -v probe-flatten)")/../tests/test_graph
 check() { # label canonical target-dir golden-dir
 	n=$((n + 1))
 	if [ ! -f "$2" ] || [ ! -d "$3" ] || [ ! -d "$4" ]; then
-		echo "ok $n - $1: hierarchy and matching # SKIP $FIXTURES is absent"
+		echo "ok $n - $1: hierarchy, matching and stacks # SKIP $FIXTURES is absent"
 		return
 	fi
-	"$test_graph" --print-pair "$3/construct.json" "$3/dump.json" "$4/construct.json" "$4/dump.json" \
-		> "$tmp/ours" 2> "$tmp/err"
-	python3 - "$2" > "$tmp/theirs" 2> "$tmp/counts" <<'PY'
+	if ! "$test_graph" --print-pair "$3" "$4" > "$tmp/ours" 2> "$tmp/err"; then
+		echo "not ok $n - $1: test_graph failed"
+		sed 's/^/# /' "$tmp/err"
+		return
+	fi
+	if python3 - "$2" "$tmp/ours" > "$tmp/out" 2>&1 <<'PY'
 import gzip, json, sys
-rows, row = [], None
+tables, row = {}, None
 for line in gzip.open(sys.argv[1], "rt", encoding="utf-8"):
     line = line.rstrip("\n")
-    if line == "[tb_nodes]":
+    if line.startswith("[tb_") and line.endswith("]"):
         row = {}
-        rows.append(row)
+        tables.setdefault(line[1:-1], []).append(row)
     elif line.startswith("[") or line.startswith("#"):
         row = None
     elif row is not None and line.startswith("  ") and " = " in line:
         k, v = line[2:].split(" = ", 1)
         row[k] = json.loads(v[5:]) if v.startswith("json:") else json.loads(v)
-counts = []
+stacks = {r["id"]: r["stack_info"] for r in tables["tb_stack"]}
+theirs, counts = [], []
 for source in ("NPU", "Bench"):
-    mine = sorted((r for r in rows if r.get("data_source") == source), key=lambda r: r["node_order"])
+    mine = sorted((r for r in tables["tb_nodes"] if r["data_source"] == source), key=lambda r: r["node_order"])
     counts.append("%d %s nodes (%d unmatched)" % (len(mine), source, sum(1 for r in mine if not r["matched_node_link"])))
     for r in mine:
-        sub = ",".join(r["sub_nodes"]) if r["sub_nodes"] else ""
-        print("%d\t%s\t%s\t%s\t%s\t%d\t%s" % (r["node_order"], r["node_name"], r["node_type"], r["up_node"], sub,
-                                           r["micro_step_id"], ",".join(r["matched_node_link"])))
-print(", ".join(counts), file=sys.stderr)
+        theirs.append([str(r["node_order"]), r["node_name"], r["node_type"], r["up_node"],
+                       ",".join(r["sub_nodes"]) if r["sub_nodes"] else "", str(r["micro_step_id"]),
+                       ",".join(r["matched_node_link"]), r["stack_id"].rsplit("_", 1)[1], stacks[r["stack_id"]]])
+ours = []
+for line in open(sys.argv[2], encoding="utf-8"):
+    f = line.rstrip("\n").split("\t")
+    ours.append(f[:8] + [json.loads(f[8])])
+bad = [(t, o) for t, o in zip(theirs, ours) if t != o]
+if len(theirs) != len(ours) or bad:
+    print("%d rows of msprobe's, %d of ours; %d differ" % (len(theirs), len(ours), len(bad)))
+    for t, o in bad[:3]:
+        print("msprobe: %s\nours:    %s" % (t, o))
+    sys.exit(1)
+print(", ".join(counts) + ", %d stacks" % len(stacks))
 PY
-	if [ -s "$tmp/theirs" ] && cmp -s "$tmp/ours" "$tmp/theirs"; then
-		echo "ok $n - $1: $(cat "$tmp/counts"): order, name, type, parent, children, micro step and match as msprobe's"
+	then
+		echo "ok $n - $1: $(cat "$tmp/out"): order, name, type, parent, children, micro step, match and stack as msprobe's"
 	else
-		echo "not ok $n - $1: the hierarchy or the matching differs from msprobe's"
-		sed 's/^/# /' "$tmp/err"
-		diff "$tmp/theirs" "$tmp/ours" | head -20 | sed 's/^/# /'
+		echo "not ok $n - $1: the hierarchy, matching or stacks differ from msprobe's"
+		sed 's/^/# /' "$tmp/out"
 	fi
 }
 tmp=$(mktemp -d)

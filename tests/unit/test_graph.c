@@ -33,9 +33,14 @@ static void describe_all(const struct hier *h, struct strbuf *out)
 		describe(h, h->sorted[i], out);
 }
 
-/* Each node with its micro step and msprobe's matched_node_link (its ancestors and its name, when matched). */
-static void describe_matched(const struct hier *h, struct strbuf *out)
+/*
+ * Each node with its micro step, msprobe's matched_node_link (its ancestors and its name,
+ * when matched) and, with stacks, its stack's number and text.
+ */
+static void describe_matched(const struct hier *h, struct strbuf *out, bool stacks)
 {
+	struct strmap ids = STRMAP_INIT;
+	struct strbuf text = STRBUF_INIT;
 	for (size_t i = 0; i < h->nsorted; i++) {
 		const struct hier_node *n = &h->nodes[h->sorted[i]];
 		const char *chain[256];
@@ -49,8 +54,20 @@ static void describe_matched(const struct hier *h, struct strbuf *out)
 			for (size_t k = depth; k > 0; k--)
 				strbuf_addf(out, "%s%s", k < depth ? "," : "", chain[k - 1]);
 		}
+		if (stacks) {
+			bool created;
+			struct strmap_slot *slot;
+			strbuf_reset(&text);
+			hier_stack_json(h, h->sorted[i], &text);
+			slot = strmap_put(&ids, text.buf, text.len, &created);
+			if (created)
+				slot->value.u = ids.size - 1;
+			strbuf_addf(out, "\t%llu\t%s", (unsigned long long)slot->value.u, text.buf);
+		}
 		strbuf_addch(out, '\n');
 	}
+	strmap_release(&ids);
+	strbuf_release(&text);
 }
 
 /* "name:parent" pairs ("" for null) into construct entries. */
@@ -67,6 +84,8 @@ static size_t entries_of(const char *const *pairs, size_t n, struct hier_entry *
 	return n;
 }
 
+static void build(struct hier *h, const char *const *pairs, size_t n);
+
 static void check_tree(const char *what, const char *const *pairs, size_t n, const char *const *dump, size_t ndump,
 		       const char *want)
 {
@@ -76,7 +95,7 @@ static void check_tree(const char *what, const char *const *pairs, size_t n, con
 	struct strbuf got = STRBUF_INIT;
 	for (size_t i = 0; i < ndump; i++)
 		lens[i] = strlen(dump[i]);
-	hier_build(&h, e, entries_of(pairs, n, e), -1, dump, lens, ndump);
+	hier_build(&h, e, entries_of(pairs, n, e), -1, dump, lens, ndump, NULL);
 	describe_all(&h, &got);
 	is_str(got.buf, want, what);
 	strbuf_release(&got);
@@ -206,24 +225,56 @@ static void edges(void)
 		   ARRAY_SIZE(c), NULL, 0, "0\tDefaultModel\t0\t\t\n");
 	check_tree("a parent never given a place of its own is not reached", c2, ARRAY_SIZE(c2), NULL, 0,
 		   "0\tTorch.add.0.forward\t1\tDefaultModel\t\n1\tDefaultModel\t0\t\tTorch.add.0.forward\n");
+	{
+		/* without stack.json: a backward node whose forward twin exists takes its (empty) stack; one without gets msprobe's note */
+		static const char *const c3[] = { "Module.m.M.forward.0:", "Module.m.M.backward.2:", "Tensor.t.0.backward:" };
+		struct hier h;
+		struct strbuf a = STRBUF_INIT, b = STRBUF_INIT, m = STRBUF_INIT;
+		build(&h, c3, ARRAY_SIZE(c3));
+		hier_stack_json(&h, (uint32_t)hier_find(&h, "Module.m.M.forward.0", 20), &m);
+		hier_stack_json(&h, (uint32_t)hier_find(&h, "Module.m.M.backward.2", 21), &a);
+		hier_stack_json(&h, (uint32_t)hier_find(&h, "Tensor.t.0.backward", 19), &b);
+		is_str(m.buf, "[]", "a node without a stack: []");
+		is_str(a.buf, "[]", "Module.m.M.backward.2 takes Module.m.M.forward.0's (none)");
+		is_str(b.buf, "[\"This backward node cannot find the forward node and cannot retrieve stack information.\"]",
+		       "Tensor.t.0.backward has no Tensor.t.0.forward: msprobe's note");
+		strbuf_release(&a);
+		strbuf_release(&b);
+		strbuf_release(&m);
+		hier_release(&h);
+	}
 	ok(hier_op_of("Moduleish", 9) == HIER_MODULE && hier_op_of("Torch_x", 7) == HIER_API &&
 	   hier_op_of("Torch", 5) == HIER_MODULE && hier_op_of("clip_grad_norm", 14) == HIER_MODULE &&
 	   hier_op_of("MindSpeed.x", 11) == HIER_API && hier_op_of("something.else", 14) == HIER_MODULE,
 	   "node types by msprobe's patterns ('.' any character; anything else a module)");
 }
 
+static int load_dir(struct hier *h, const char *dir, struct strbuf *err)
+{
+	struct strbuf c = STRBUF_INIT, d = STRBUF_INIT, s = STRBUF_INIT;
+	int ret;
+	strbuf_addf(&c, "%s/construct.json", dir);
+	strbuf_addf(&d, "%s/dump.json", dir);
+	strbuf_addf(&s, "%s/stack.json", dir);
+	ret = hier_load(h, c.buf, d.buf, s.buf, err);
+	strbuf_release(&c);
+	strbuf_release(&d);
+	strbuf_release(&s);
+	return ret;
+}
+
 static int print_pair(char **argv)
 {
 	struct hier t, g;
 	struct strbuf out = STRBUF_INIT, err = STRBUF_INIT;
-	if (hier_load(&t, argv[0], argv[1], &err) < 0 || hier_load(&g, argv[2], argv[3], &err) < 0) {
+	if (load_dir(&t, argv[0], &err) < 0 || load_dir(&g, argv[1], &err) < 0) {
 		fprintf(stderr, "test_graph: %s\n", err.buf);
 		return 2;
 	}
 	hier_match(&t, &g);
 	hier_micro_steps(&t, &g);
-	describe_matched(&t, &out);
-	describe_matched(&g, &out);
+	describe_matched(&t, &out, true);
+	describe_matched(&g, &out, true);
 	fwrite(out.buf, 1, out.len, stdout);
 	hier_release(&t);
 	hier_release(&g);
@@ -235,7 +286,7 @@ static int print_pair(char **argv)
 static void build(struct hier *h, const char *const *pairs, size_t n)
 {
 	struct hier_entry e[64];
-	hier_build(h, e, entries_of(pairs, n, e), -1, NULL, NULL, 0);
+	hier_build(h, e, entries_of(pairs, n, e), -1, NULL, NULL, 0, NULL);
 }
 
 static void matching(void)
@@ -262,8 +313,8 @@ static void matching(void)
 	is_int((long long)hier_match(&ht, &hg), 3, "three nodes match");
 	steps = hier_micro_steps(&ht, &hg);
 	is_int((long long)steps, 2, "two micro steps");
-	describe_matched(&ht, &got);
-	describe_matched(&hg, &got);
+	describe_matched(&ht, &got, false);
+	describe_matched(&hg, &got, false);
 	is_str(got.buf,
 	       "0\tTensor.add.0.forward\t1\tModule.a.A.forward.0\t\t0\tDefaultModel,Module.a.A.forward.0,Tensor.add.0.forward\n"
 	       "1\tModule.a.A.forward.0\t0\tDefaultModel\tTensor.add.0.forward\t0\tDefaultModel,Module.a.A.forward.0\n"
@@ -287,7 +338,7 @@ static int print_files(const char *construct, const char *dump)
 {
 	struct hier h;
 	struct strbuf out = STRBUF_INIT, err = STRBUF_INIT;
-	if (hier_load(&h, construct, dump, &err) < 0) {
+	if (hier_load(&h, construct, dump, NULL, &err) < 0) {
 		fprintf(stderr, "test_graph: %s\n", err.buf);
 		return 2;
 	}
@@ -303,7 +354,7 @@ int main(int argc, char **argv)
 {
 	if (argc == 4 && !strcmp(argv[1], "--print"))
 		return print_files(argv[2], argv[3]);
-	if (argc == 6 && !strcmp(argv[1], "--print-pair"))
+	if (argc == 4 && !strcmp(argv[1], "--print-pair"))
 		return print_pair(argv + 2);
 	mlp();
 	backward_parents();
