@@ -1573,14 +1573,8 @@ static int add_line(struct metric_stream *m, const char *line, size_t len, struc
 /* The input line the message is about, when there is one, put before it (msg.h: a whole message). */
 static int whole_message(const struct metric_stream *m, struct strbuf *err)
 {
-	if (m->error_line) {
-		struct strbuf whole = STRBUF_INIT;
-		strbuf_addf(&whole, "%s:%llu: %s", m->opts.input_name ? m->opts.input_name : "stdin",
-			    (unsigned long long)m->error_line, err->buf);
-		strbuf_reset(err);
-		strbuf_addbuf(err, &whole);
-		strbuf_release(&whole);
-	}
+	if (m->error_line)
+		msg_place(err, "%s:%llu", m->opts.input_name ? m->opts.input_name : "stdin", (unsigned long long)m->error_line);
 	return PROBE_ERR;
 }
 

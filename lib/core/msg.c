@@ -74,6 +74,20 @@ int msg_fail(struct strbuf *err, const char *subject, const char *fmt, ...)
 	return PROBE_ERR;
 }
 
+int msg_place(struct strbuf *err, const char *fmt, ...)
+{
+	struct strbuf whole = STRBUF_INIT;
+	va_list ap;
+	va_start(ap, fmt);
+	strbuf_vaddf(&whole, fmt, ap);
+	va_end(ap);
+	strbuf_addf(&whole, ": %s", err->buf);
+	strbuf_reset(err);
+	strbuf_addbuf(err, &whole);
+	strbuf_release(&whole);
+	return PROBE_ERR;
+}
+
 void msg_report(const char *fmt, ...)
 {
 	va_list ap;

@@ -61,6 +61,8 @@ enum probe_status {
 /* Append "SUBJECT: what" (a file, "FILE:LINE", ...) to err, as the protocol writes messages; returns PROBE_ERR. */
 struct strbuf;
 int msg_fail(struct strbuf *err, const char *subject, const char *fmt, ...) PRINTF_LIKE(3, 4);
+/* Put "POSITION: " (fmt formatted) before the message already in err; returns PROBE_ERR. */
+int msg_place(struct strbuf *err, const char *fmt, ...) PRINTF_LIKE(2, 3);
 
 /* The negative returns of the protocol above. */
 enum probe_err {

@@ -710,8 +710,10 @@ static int read_dump_entries(struct json_reader *r, struct loaded *l)
 			return type == JSON_ERROR ? -1 : json_reader_fail_at(r, &t, "\"data\" is %s, expected an object",
 									   json_type_name(type));
 		while ((type = json_reader_next(r, &t)) == JSON_KEY) {
-			ALLOC_GROW(l->entries, l->nentries + 1, l->ealloc);
-			l->lens = xrealloc(l->lens, l->ealloc * sizeof(*l->lens));
+			if (l->nentries == l->ealloc) { /* the two arrays grow together */
+				ALLOC_GROW(l->entries, l->nentries + 1, l->ealloc);
+				l->lens = xrealloc(l->lens, l->ealloc * sizeof(*l->lens));
+			}
 			l->entries[l->nentries] = keep(l, &t);
 			l->lens[l->nentries++] = t.len;
 			if (skip_value(r) < 0)

@@ -210,15 +210,9 @@ int line_reader_feed(struct line_reader *lr, const struct line_sink *sink, struc
 		got = sink->finish(sink->ctx, out, err);
 	if (got >= 0)
 		return 0;
-	if (got == PROBE_ERR_LINE || got == PROBE_ERR_INPUT) {
-		struct strbuf whole = STRBUF_INIT;
-		if (got == PROBE_ERR_LINE)
-			strbuf_addf(&whole, "%s:%llu: %s", line_reader_name(lr), (unsigned long long)lr->lineno, err->buf);
-		else
-			strbuf_addf(&whole, "%s: %s", line_reader_name(lr), err->buf);
-		strbuf_reset(err);
-		strbuf_addbuf(err, &whole);
-		strbuf_release(&whole);
-	}
+	if (got == PROBE_ERR_LINE)
+		msg_place(err, "%s:%llu", line_reader_name(lr), (unsigned long long)lr->lineno);
+	else if (got == PROBE_ERR_INPUT)
+		msg_place(err, "%s", line_reader_name(lr));
 	return -1;
 }
