@@ -37,7 +37,7 @@ AR = gcc-ar
 endif
 ALL_CFLAGS = -std=c11 $(WARNINGS) $(CFLAGS) $(LTO)
 ALL_CPPFLAGS = $(CPPFLAGS)
-PROBE_LIBS = -ljq -lcsv -lyaml -lz -lxxhash -lm -lpthread
+PROBE_LIBS = -ljq -lcsv -lyaml -lsqlite3 -lz -lxxhash -lm -lpthread
 ALL_LDLIBS = $(PROBE_LIBS) $(LDLIBS)
 
 ifneq ($(V),1)
@@ -47,9 +47,10 @@ QUIET_LINK = @echo ' LINK' $@;
 QUIET_AR = @echo '   AR' $@;
 endif
 
-TOOLS = probe-flatten probe-gendump probe-match probe-metric probe-first probe-stack probe-table probe-plot
+TOOLS = probe-flatten probe-gendump probe-match probe-metric probe-first probe-stack probe-table probe-plot probe-graph
 LIB_SRC = $(sort $(wildcard lib/*/*.c))
-LIB_OBJ = $(LIB_SRC:%.c=$(BUILD)/%.o)
+LIB_OBJ = $(LIB_SRC:%.c=$(BUILD)/%.o) $(BUILD)/gen/graphview.o
+GRAPH_VIEW = lib/graph/view.html lib/graph/view.css lib/graph/view.js
 LIB_A = $(BUILD)/libprobe.a
 TOOL_BIN = $(TOOLS:%=$(BUILD)/bin/%)
 UNIT_SRC = $(sort $(wildcard tests/unit/test_*.c))
@@ -58,7 +59,7 @@ UNIT_BIN = $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 DEP_FILES = $(wildcard $(BUILD)/lib/*/*.d $(BUILD)/tools/*.d $(BUILD)/tests/unit/*.d)
 
 DEBIAN_PACKAGES = make gcc libc6-dev pkg-config zlib1g-dev libxxhash-dev libjq-dev libcsv-dev \
-		  libyaml-dev jq time python3 bsdutils gzip mandoc zsh fish parallel \
+		  libyaml-dev libsqlite3-dev jq time python3 bsdutils gzip mandoc zsh fish parallel \
 		  clang libclang-rt-dev cppcheck clang-tidy valgrind \
 		  libxml2-utils chromium-headless-shell fonts-dejavu-core
 
@@ -79,6 +80,15 @@ $(BUILD)/%.o: %.c
 	$(QUIET_CC)$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
 
 -include $(DEP_FILES)
+
+# probe-graph's page: view.html, view.css and view.js compiled in as three C strings.
+$(BUILD)/gen/graphview.c: $(GRAPH_VIEW) share/build/cstring.sh
+	@mkdir -p $(dir $@)
+	$(Q)sh share/build/cstring.sh graph_view_html lib/graph/view.html graph_view_css lib/graph/view.css \
+		graph_view_js lib/graph/view.js > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/gen/graphview.o: $(BUILD)/gen/graphview.c
+	$(QUIET_CC)$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -c -o $@ $<
 
 $(LIB_A): $(LIB_OBJ)
 	$(QUIET_AR)rm -f $@ && $(AR) rcs $@ $^

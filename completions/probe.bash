@@ -95,6 +95,27 @@ _probe_gendump() {
 }
 complete -o filenames -F _probe_gendump probe-gendump
 
+_probe_graph() {
+	local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]} eq=
+	# --opt=ARG: bash makes three words of it, "--opt" "=" "ARG" (COMP_WORDBREAKS)
+	if [[ $cur == = ]]; then
+		cur= eq=1
+	elif [[ $prev == = ]]; then
+		prev=${COMP_WORDS[COMP_CWORD-2]} eq=1
+	fi
+	COMPREPLY=()
+	case $prev in
+	-o|--output) _probe_files "$cur"; return ;;
+	--format) COMPREPLY=($(compgen -W "html visdb json" -- "$cur")); return ;;
+	esac
+	if [[ $cur == -* ]]; then
+		COMPREPLY=($(compgen -W "-o --output --format -h --help --version" -- "$cur"))
+		return
+	fi
+	_probe_files "$cur"
+}
+complete -o filenames -F _probe_graph probe-graph
+
 _probe_match() {
 	local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]} eq=
 	# --opt=ARG: bash makes three words of it, "--opt" "=" "ARG" (COMP_WORDBREAKS)

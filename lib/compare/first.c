@@ -924,6 +924,7 @@ void first_mark_at(const struct first_stream *f, size_t i, struct first_mark *m)
 		m->leaf = x->name;
 		m->role = first_role_name(f, x);
 		m->n = x->n;
+		m->started = x->started;
 		return;
 	}
 	memset(m, 0, sizeof(*m));

@@ -112,6 +112,7 @@ struct first_mark {
 	const char *entry, *leaf;
 	const char *role;       /* cause, propagated, received, same_tensor; culprit, enters (nonfinite) */
 	size_t n;               /* 1 for the first of its rank */
+	bool started;           /* its rank started it (its first finding) */
 };
 void first_mark_at(const struct first_stream *f, size_t i, struct first_mark *m);
 

@@ -1,0 +1,52 @@
+/*
+ * graph.h: probe-graph's model: the records of a comparison (or the leaf
+ * records of one run) made into msprobe's graphs, one pair of target and
+ * golden hierarchies per rank and step, with each node's data, msprobe's
+ * precision index and our verdict (../shared/reference/msprobe-graph.md).
+ *
+ * Records come in through graph_sink(): metric records (probe-metric's,
+ * through probe-stack for the user's lines), or plain leaf records of one
+ * run (a build graph: no golden, no precision).  Each record names its
+ * dump.json; construct.json and stack.json are read beside it.  After the
+ * input, graph_finish() reads the dumps, builds, matches and judges; the
+ * writers then turn the model into msprobe's vis.db (visdb.h), NDJSON
+ * (one record per node) or the HTML view.
+ *
+ * Our verdict of a node: "same" or "diff" from its own leaves' verdicts;
+ * the node holding a rank's first divergence (probe-first's analysis,
+ * first.h) "first", or "received" when its rank received the difference
+ * through a communication operator; a node that differs after its rank's
+ * first divergence "propagated"; "unmatched" without a golden partner;
+ * "" without data.
+ *
+ * Not yet: Megatron's recomputation, -fm fuzzy matching, -lm layer
+ * mapping, overflow levels (-oc) and matched_distributed links.
+ *
+ * Memory: per rank and step, both hierarchies and their node data
+ * (gdata.h), and per target row of the records its Result and verdict.
+ */
+#ifndef PROBE_GRAPH_H
+#define PROBE_GRAPH_H
+
+#include "../core/strbuf.h"
+#include "../records/lines.h"
+
+struct graph_set;
+
+struct graph_set *graph_new(void);
+void graph_free(struct graph_set *g);
+
+/* The records, one line at a time (lines.h's sink). */
+struct line_sink graph_sink(struct graph_set *g);
+
+/*
+ * Writers, after the input ended (the sink's finish built the graphs).
+ * graph_write_json: one record per node; graph_write_html: the page;
+ * graph_write_visdb: msprobe's vis.db at path, written whole or not at
+ * all (0, or PROBE_ERR with the message).
+ */
+void graph_write_json(const struct graph_set *g, struct strbuf *out);
+void graph_write_html(const struct graph_set *g, struct strbuf *out);
+int graph_write_visdb(const struct graph_set *g, const char *path, struct strbuf *err);
+
+#endif

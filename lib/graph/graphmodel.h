@@ -1,0 +1,76 @@
+/*
+ * graphmodel.h: the inside of graph.h's model, for its writers (graph.c's
+ * NDJSON, visdb.c, gview.c) only.
+ */
+#ifndef PROBE_GRAPHMODEL_H
+#define PROBE_GRAPHMODEL_H
+
+#include "graph.h"
+#include "gdata.h"
+#include "hier.h"
+#include "../core/arena.h"
+#include "../core/strmap.h"
+#include "../compare/first.h"
+
+/* What the records say of one target row. */
+struct grow {
+	const char *result, *err_message, *metrics; /* as gdata.h's grow_result */
+	bool diff;                                   /* our verdict: not the same */
+};
+
+/* What the records say of one target entry (a node with data). */
+struct gentryinfo {
+	bool seen, diff;
+	uint64_t seq;            /* its first row's place in execution order */
+	const char *where;       /* the user's line, as "file:line in function: code", or NULL */
+	const char *reason;      /* the first differing row's reason, or NULL */
+	const char *role;        /* probe-first's role when it holds its rank's first divergence */
+};
+
+/* Each node's judgement, both sides. */
+struct gjudge {
+	double precision;        /* msprobe's precision index; -1: NULL */
+	const char *verdict;     /* ours (graph.h) */
+	const char *reason;
+	const char *where;
+	int64_t stack;           /* index into its side's stack texts */
+	char *input, *output;    /* input_data, output_data (JSON objects) */
+};
+
+struct grun {
+	char *tdump, *gdump;      /* gdump NULL: one run */
+	int64_t rank, step;       /* as the records give them (-1: null) */
+	int64_t db_rank, db_step; /* as a vis.db numbers them */
+	struct strmap rows;       /* target row name -> struct grow * */
+	struct strmap entries;    /* target entry name -> struct gentryinfo * */
+	struct arena arena;
+	bool built;
+	struct hier th, gh;
+	struct gdata td, gd;
+	struct gjudge *tj, *gj;   /* per node of th, gh */
+	size_t micro_steps;
+	int64_t first;            /* the target node of the first divergence, -1 */
+	char **stacks[2];         /* per side (target, golden): distinct stack texts in node_order */
+	size_t nstacks[2], salloc[2];
+};
+
+struct graph_set {
+	struct grun *runs;
+	size_t n, alloc;
+	struct strmap by_key;     /* tdump NUL gdump -> run index + 1 */
+	struct first_stream *first;
+	bool two_runs, one_run;   /* which kinds of record came */
+	enum gdata_mode mode;
+	bool mode_known;
+	int64_t started_rank;     /* -1: none known */
+	bool several_steps, several_ranks;
+	size_t lines;
+	bool flat;                /* a dump without construct.json was drawn flat (warned once) */
+};
+
+/* "NPU" or "Bench" graph id: {source}_{step}_{rank}. */
+void graph_id(const struct grun *r, bool golden, struct strbuf *out);
+/* msprobe's task name of the mode: summary, all, md5 ("" for one run). */
+const char *graph_task(const struct graph_set *g);
+
+#endif

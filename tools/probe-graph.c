@@ -1,0 +1,120 @@
+/*
+ * probe-graph: the model's hierarchy as msprobe's graph_visualize builds it, target and golden side by side,
+ * each node coloured by msprobe's precision and by where the run leaves its reference: a self-contained HTML
+ * page, msprobe's vis.db, or one NDJSON record per node.
+ */
+#include "../lib/core/msg.h"
+#include "../lib/core/opt.h"
+#include "../lib/core/partial.h"
+#include "../lib/core/progress.h"
+#include "../lib/graph/graph.h"
+#include "../lib/records/lines.h"
+#include "../lib/records/output.h"
+
+#include <stdio.h>
+#include <unistd.h>
+
+enum { OPT_FORMAT = 256 };
+
+static const struct opt_spec options[] = {
+	{ 'o', 'o', "output", "FILE", "write to FILE, atomically (its format from a .html, .db or .json/.ndjson suffix)",
+	  NULL, OPT_FILE },
+	{ OPT_FORMAT, 0, "format", "FORMAT",
+	  "html (default): the page; visdb: msprobe's vis.db (needs -o); json: one record per node", "html|visdb|json", 0 },
+};
+
+static const struct tool_spec spec = {
+	.name = "probe-graph",
+	.synopsis = "[-o FILE] [--format FORMAT] [records]",
+	.summary = "Build msprobe's module hierarchy of each rank and step from metric records (or one run's leaf "
+		   "records) and the construct.json beside their dumps; match target and golden nodes as msprobe "
+		   "does; write a self-contained HTML view, msprobe's vis.db, or NDJSON.",
+	.opts = options,
+	.nopts = ARRAY_SIZE(options),
+	.operand_flags = OPT_FILE,
+};
+
+static bool has_suffix(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), k = strlen(suffix);
+	return n >= k && !strcasecmp(s + n - k, suffix);
+}
+
+static const char *format_of(const char *output)
+{
+	if (!output)
+		return "html";
+	if (has_suffix(output, ".db"))
+		return "visdb";
+	if (has_suffix(output, ".json") || has_suffix(output, ".ndjson"))
+		return "json";
+	return "html";
+}
+
+int main(int argc, char **argv)
+{
+	struct strbuf doc = STRBUF_INIT, err = STRBUF_INIT;
+	struct line_reader *lr;
+	struct line_sink sink;
+	struct graph_set *g;
+	const char *arg, *input, *output = NULL, *format = NULL;
+	int c, first;
+
+	msg_set_progname(argv[0]);
+	while ((c = opt_next(&spec, argc, argv, &arg, &first)) != -1) {
+		switch (c) {
+		case 'o':
+			output = arg;
+			break;
+		case OPT_FORMAT:
+			opt_choice(&spec, c, arg);
+			format = arg;
+			break;
+		}
+	}
+	argc -= first;
+	argv += first;
+	input = opt_input_operand(&spec, argc, argv, "records");
+	if (!format)
+		format = format_of(output);
+	if (!strcmp(format, "visdb") && (!output || !strcmp(output, "-")))
+		opt_usage_error(&spec, "--format visdb writes a SQLite file: give -o FILE.vis.db");
+	if (!strcmp(format, "html") && (!output || !strcmp(output, "-")) && isatty(1))
+		opt_usage_error(&spec, "the page is not for a terminal: give -o FILE.html or redirect the output");
+
+	progress_start(progress_size(input));
+	if (!(lr = line_reader_open(input, &err)))
+		die("%s", err.buf);
+	g = graph_new();
+	sink = graph_sink(g);
+	if (line_reader_feed(lr, &sink, NULL, &err) < 0) {
+		graph_free(g);
+		line_reader_close(lr);
+		die("%s", err.buf);
+	}
+	line_reader_close(lr);
+	progress_end();
+
+	if (!strcmp(format, "visdb")) {
+		if (graph_write_visdb(g, output, &err) < 0)
+			die("%s", err.buf);
+	} else {
+		if (!strcmp(format, "json"))
+			graph_write_json(g, &doc);
+		else
+			graph_write_html(g, &doc);
+		if (output && strcmp(output, "-")) {
+			if (partial_write_file(output, doc.buf, doc.len, &err) < 0)
+				die("%s", err.buf);
+		} else {
+			output_init();
+			output_discard_on_failure();
+			output_write(doc.buf, doc.len);
+			output_close();
+		}
+	}
+	graph_free(g);
+	strbuf_release(&doc);
+	strbuf_release(&err);
+	return PROBE_OK;
+}
