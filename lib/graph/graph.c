@@ -631,7 +631,7 @@ static const char *op_name(enum hier_op op)
 	return op == HIER_API ? "api" : op == HIER_API_COLLECTION ? "collection" : "module";
 }
 
-static void add_precision(struct strbuf *out, double p)
+void graph_add_precision(struct strbuf *out, double p)
 {
 	if (p < 0)
 		strbuf_addstr(out, "null");
@@ -696,7 +696,7 @@ static void json_side(const struct grun *r, bool golden, struct strbuf *out)
 		else
 			strbuf_addstr(out, "null");
 		strbuf_addstr(out, ",\"precision_index\":");
-		add_precision(out, j[i].precision);
+		graph_add_precision(out, j[i].precision);
 		strbuf_addstr(out, ",\"precision\":");
 		if (level)
 			jsonw_str(out, level);

@@ -70,6 +70,8 @@ struct graph_set {
 
 /* "NPU" or "Bench" graph id: {source}_{step}_{rank}. */
 void graph_id(const struct grun *r, bool golden, struct strbuf *out);
+/* A precision index as JSON: null, 0, 0.5 or 1. */
+void graph_add_precision(struct strbuf *out, double p);
 /* msprobe's task name of the mode: summary, all, md5 ("" for one run). */
 const char *graph_task(const struct graph_set *g);
 

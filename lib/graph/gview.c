@@ -25,16 +25,6 @@ static void add_script_safe(struct strbuf *out, const char *s, size_t n)
 	}
 }
 
-static void add_num(struct strbuf *out, double p)
-{
-	if (p < 0)
-		strbuf_addstr(out, "null");
-	else if (p == 0.5)
-		strbuf_addstr(out, "0.5");
-	else
-		strbuf_addi(out, (int64_t)p);
-}
-
 static void side_nodes(struct strbuf *d, const struct grun *r, bool golden, size_t stack_base)
 {
 	const struct hier *h = golden ? &r->gh : &r->th;
@@ -55,7 +45,7 @@ static void side_nodes(struct strbuf *d, const struct grun *r, bool golden, size
 			strbuf_addf(d, "%s%u", c ? "," : "", n->sub[c]);
 		strbuf_addf(d, "],\"o\":%lld,\"m\":%lld,\"ms\":%lld,\"pi\":", (long long)n->order,
 			    (long long)(r->gdump ? n->match : -1), (long long)(n->micro_step < 0 ? 0 : n->micro_step));
-		add_num(d, j[i].precision);
+		graph_add_precision(d, j[i].precision);
 		strbuf_addstr(d, ",\"ov\":null,\"v\":");
 		jsonw_str(d, j[i].verdict ? j[i].verdict : "");
 		strbuf_addstr(d, ",\"why\":");
