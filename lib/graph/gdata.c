@@ -49,9 +49,8 @@ static void py_str(struct strbuf *out, const struct jnode *v, bool repr);
 
 static void py_number(struct strbuf *out, const struct jnode *v)
 {
-	if (is_int_text(v))
-		strbuf_add(out, v->text, v->len);
-	else if (!v->nonfinite && pyfmt_is_canonical(v->text, v->len))
+	/* an int as written; a float whose text is already its repr */
+	if (is_int_text(v) || (!v->nonfinite && pyfmt_is_canonical(v->text, v->len)))
 		strbuf_add(out, v->text, v->len);
 	else
 		pyfmt_double(out, number_of(v));

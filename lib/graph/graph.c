@@ -235,7 +235,7 @@ static void note_row(struct grun *r, const struct leafrec *t, const struct pair 
 		e->seq = (uint64_t)t->seq;
 	if (!e->where && t->f[LF_WHERE].kind == SPAN_OBJECT)
 		e->where = where_text(&r->arena, &t->f[LF_WHERE], tmp);
-	if (p) {
+	if (p && ms) {
 		struct strmap_slot *slot = strmap_put(&r->rows, name.buf, name.len, &created);
 		if (created) {
 			row = arena_alloc(&r->arena, sizeof(*row));
@@ -373,6 +373,10 @@ static int load_side(struct hier *h, struct gdata *d, const char *dump, enum gda
 	} else if (hier_load(h, c.buf, dump, file_exists(s.buf) ? s.buf : NULL, err) < 0) {
 		gdata_release(d);
 		goto out;
+	} else if (hier_check(h, c.buf, err) < 0) {
+		hier_release(h);
+		gdata_release(d);
+		goto out;
 	}
 	ret = 0;
 out:
@@ -463,11 +467,12 @@ static void judge_side(struct grun *r, int side, enum gdata_mode mode)
 		j[i].verdict = "";
 		if (r->gdump && !matched) {
 			j[i].verdict = "unmatched";
-		} else if (!side) {
+		} else if (!side) { /* (one run: the user's line, no verdict) */
 			struct strmap_slot *s = strmap_find(&r->entries, n->name, n->name_len);
 			const struct gentryinfo *ei = s ? s->value.p : NULL;
-			if (ei && ei->seen) {
+			if (ei && ei->seen)
 				j[i].where = ei->where;
+			if (ei && ei->seen && r->gdump) {
 				j[i].verdict = ei->diff ? "diff" : "same";
 				j[i].reason = ei->reason;
 				if (ei->role) {

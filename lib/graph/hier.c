@@ -488,6 +488,30 @@ void hier_build(struct hier *h, const struct hier_entry *construct, size_t n, in
 	cdict_release(&d);
 }
 
+int hier_check(const struct hier *h, const char *what, struct strbuf *err)
+{
+	for (size_t i = 1; i < h->n; i++) {
+		const struct hier_node *n = &h->nodes[i];
+		int64_t slow = (int64_t)i, fast = (int64_t)i;
+		if (n->order >= 0)
+			continue;
+		/* Floyd's walk up the parents: a cycle, or a top that is not the root */
+		while (fast >= 0 && h->nodes[fast].parent >= 0) {
+			fast = h->nodes[h->nodes[fast].parent].parent;
+			slow = h->nodes[slow].parent;
+			if (fast >= 0 && fast == slow)
+				return msg_fail(err, what, "node %s: its parents form a cycle (through %s), so it never reaches "
+							   "the root", n->name, h->nodes[slow].name);
+		}
+		for (slow = (int64_t)i; h->nodes[slow].parent >= 0; slow = h->nodes[slow].parent)
+			;
+		return msg_fail(err, what, "node %s: its parent %s is named but never given a parent of its own, so it "
+					   "never reaches the root (msprobe leaves such nodes out of its graph)",
+				n->name, h->nodes[slow].name);
+	}
+	return 0;
+}
+
 void hier_release(struct hier *h)
 {
 	for (size_t i = 0; i < h->n; i++)

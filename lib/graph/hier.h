@@ -132,6 +132,15 @@ int hier_load(struct hier *h, const char *construct_path, const char *dump_path,
 /* A node's stack as msprobe's vis.db holds it (tb_stack.stack_info): a JSON list of frames, "[]" for none. */
 void hier_stack_json(const struct hier *h, uint32_t node, struct strbuf *out);
 
+/*
+ * Whether every node reaches the root.  msprobe drops a node that does not
+ * (its vis.db has no row for it); we refuse it: PROBE_ERR with "what:
+ * node N: ..." in err, saying whether its parents form a cycle or end at
+ * a parent construct.json names but never gives a parent of its own.
+ * what names the file.  0 when the hierarchy is whole.
+ */
+int hier_check(const struct hier *h, const char *what, struct strbuf *err);
+
 void hier_release(struct hier *h);
 
 /* The node named name, or -1. */
