@@ -14,18 +14,21 @@
 #include <stdio.h>
 #include <unistd.h>
 
-enum { OPT_FORMAT = 256 };
+enum { OPT_FORMAT = 256, OPT_FUZZY };
 
 static const struct opt_spec options[] = {
 	{ 'o', 'o', "output", "FILE", "write to FILE, atomically (its format from a .html, .db or .json/.ndjson suffix)",
 	  NULL, OPT_FILE },
 	{ OPT_FORMAT, 0, "format", "FORMAT",
 	  "html (default): the page; visdb: msprobe's vis.db (needs -o); json: one record per node", "html|visdb|json", 0 },
+	{ OPT_FUZZY, 0, "fuzzy", NULL,
+	  "match as msprobe's -fm: modules by name wherever they are, their APIs by name without call numbers and "
+	  "by order", NULL, 0 },
 };
 
 static const struct tool_spec spec = {
 	.name = "probe-graph",
-	.synopsis = "[-o FILE] [--format FORMAT] [records]",
+	.synopsis = "[-o FILE] [--format FORMAT] [--fuzzy] [records]",
 	.summary = "Build msprobe's module hierarchy of each rank and step from metric records (or one run's leaf "
 		   "records) and the construct.json beside their dumps; match target and golden nodes as msprobe "
 		   "does; write a self-contained HTML view, msprobe's vis.db, or NDJSON.",
@@ -56,6 +59,7 @@ int main(int argc, char **argv)
 	struct strbuf doc = STRBUF_INIT, err = STRBUF_INIT;
 	struct line_reader *lr;
 	struct line_sink sink;
+	struct graph_options go = { false };
 	struct graph_set *g;
 	const char *arg, *input, *output = NULL, *format = NULL;
 	int c, first;
@@ -69,6 +73,9 @@ int main(int argc, char **argv)
 		case OPT_FORMAT:
 			opt_choice(&spec, c, arg);
 			format = arg;
+			break;
+		case OPT_FUZZY:
+			go.fuzzy = true;
 			break;
 		}
 	}
@@ -85,7 +92,7 @@ int main(int argc, char **argv)
 	progress_start(progress_size(input));
 	if (!(lr = line_reader_open(input, &err)))
 		die("%s", err.buf);
-	g = graph_new();
+	g = graph_new(&go);
 	sink = graph_sink(g);
 	if (line_reader_feed(lr, &sink, NULL, &err) < 0) {
 		graph_free(g);

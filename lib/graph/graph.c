@@ -14,9 +14,10 @@
 #include "../records/leafrec.h"
 #include "../records/pair.h"
 
-struct graph_set *graph_new(void)
+struct graph_set *graph_new(const struct graph_options *o)
 {
 	struct graph_set *g = xcalloc(1, sizeof(*g));
+	g->fuzzy = o && o->fuzzy;
 	struct first_options fo;
 	memset(&fo, 0, sizeof(fo));
 	fo.n = 1;
@@ -537,7 +538,9 @@ static int build_run(struct graph_set *g, struct grun *r, struct strbuf *err)
 		return PROBE_ERR;
 	}
 	r->built = true;
-	if (r->gdump)
+	if (r->gdump && g->fuzzy)
+		hier_match_fuzzy(&r->th, &r->gh);
+	else if (r->gdump)
 		hier_match(&r->th, &r->gh);
 	r->micro_steps = hier_micro_steps(&r->th, r->gdump ? &r->gh : NULL);
 	judge_side(r, 0, g->mode);

@@ -19,8 +19,7 @@
  * first divergence "propagated"; "unmatched" without a golden partner;
  * "" without data.
  *
- * Not yet: Megatron's recomputation, -fm fuzzy matching, -lm layer
- * mapping, overflow levels (-oc) and matched_distributed links.
+ * Not yet: Megatron's recomputation, -lm layer mapping, overflow levels (-oc) and matched_distributed links.
  *
  * Memory: per rank and step, both hierarchies and their node data
  * (gdata.h), and per target row of the records its Result and verdict.
@@ -33,7 +32,11 @@
 
 struct graph_set;
 
-struct graph_set *graph_new(void);
+struct graph_options {
+	bool fuzzy; /* match as msprobe's -fm (hier.h: hier_match_fuzzy) */
+};
+
+struct graph_set *graph_new(const struct graph_options *o);
 void graph_free(struct graph_set *g);
 
 /* The records, one line at a time (lines.h's sink). */

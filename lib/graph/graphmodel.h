@@ -66,6 +66,7 @@ struct graph_set {
 	bool several_steps, several_ranks;
 	size_t lines;
 	bool flat;                /* a dump without construct.json was drawn flat (warned once) */
+	bool fuzzy;               /* match as msprobe's -fm */
 };
 
 /* "NPU" or "Bench" graph id: {source}_{step}_{rank}. */

@@ -570,6 +570,97 @@ size_t hier_match(struct hier *target, struct hier *golden)
 	return matched;
 }
 
+/* msprobe's recount key of an API: ".<digits>." made "." throughout (left to right), "_rank<digits>" removed. */
+static void fuzzy_key(const char *name, size_t len, struct strbuf *out)
+{
+	struct strbuf a = STRBUF_INIT;
+	size_t i = 0;
+	while (i < len) {
+		size_t j = i + 1;
+		if (name[i] == '.') {
+			while (j < len && name[j] >= '0' && name[j] <= '9')
+				j++;
+			if (j > i + 1 && j < len && name[j] == '.') {
+				strbuf_addch(&a, '.');
+				i = j + 1;
+				continue;
+			}
+		}
+		strbuf_addch(&a, name[i]);
+		i++;
+	}
+	strbuf_reset(out);
+	for (i = 0; i < a.len;) {
+		if (a.len - i > 5 && !memcmp(a.buf + i, "_rank", 5) && a.buf[i + 5] >= '0' && a.buf[i + 5] <= '9') {
+			i += 5;
+			while (i < a.len && a.buf[i] >= '0' && a.buf[i] <= '9')
+				i++;
+			continue;
+		}
+		strbuf_addch(out, a.buf[i++]);
+	}
+	strbuf_release(&a);
+}
+
+/* The API children of a node by recount key (key + occurrence number) -> child index + 1. */
+static void recount_apis(const struct hier *h, uint32_t node, struct strmap *out)
+{
+	struct strmap counts = STRMAP_INIT;
+	struct strbuf key = STRBUF_INIT;
+	const struct hier_node *n = &h->nodes[node];
+	for (size_t c = 0; c < n->nsub; c++) {
+		const struct hier_node *k = &h->nodes[n->sub[c]];
+		struct strmap_slot *slot;
+		if (k->op != HIER_API)
+			continue;
+		fuzzy_key(k->name, k->name_len, &key);
+		slot = strmap_put(&counts, key.buf, key.len, NULL);
+		slot->value.u++;
+		strbuf_addu(&key, slot->value.u);
+		slot = strmap_put(out, key.buf, key.len, NULL);
+		slot->value.u = n->sub[c] + 1;
+	}
+	strmap_release(&counts);
+	strbuf_release(&key);
+}
+
+size_t hier_match_fuzzy(struct hier *target, struct hier *golden)
+{
+	uint32_t *queue = xcalloc(target->n + 1, sizeof(*queue));
+	size_t head = 0, tail = 0, matched = 0;
+	queue[tail++] = 0;
+	while (head < tail) {
+		uint32_t t = queue[head++];
+		struct hier_node *n = &target->nodes[t];
+		for (size_t c = 0; c < n->nsub && tail < target->n + 1; c++)
+			queue[tail++] = n->sub[c];
+		if (n->op == HIER_API || n->order < 0)
+			continue;
+		int64_t g = hier_find(golden, n->name, n->name_len);
+		if (g < 0 || golden->nodes[g].order < 0)
+			continue;
+		n->match = g;
+		golden->nodes[g].match = t;
+		matched++;
+		struct strmap tn = STRMAP_INIT, gn = STRMAP_INIT;
+		recount_apis(target, t, &tn);
+		recount_apis(golden, (uint32_t)g, &gn);
+		for (size_t k = 0; k < tn.cap; k++) {
+			const struct strmap_slot *ts = &tn.slots[k];
+			struct strmap_slot *gs;
+			if (!ts->hash || !(gs = strmap_find(&gn, ts->key, ts->key_len)))
+				continue;
+			target->nodes[ts->value.u - 1].match = (int64_t)gs->value.u - 1;
+			golden->nodes[gs->value.u - 1].match = (int64_t)ts->value.u - 1;
+			matched++;
+		}
+		strmap_release(&tn);
+		strmap_release(&gn);
+	}
+	free(queue);
+	return matched;
+}
+
 /* Children take their parent's micro step where they have none (from the root down, in order). */
 static void inherit_micro_steps(struct hier *h)
 {

@@ -33,8 +33,7 @@
  * MindSpeed.), API collection.
  *
  * Not yet here: Megatron's recomputation (which moves recomputed layers
- * under their backward parents using stack.json), fuzzy matching (-fm)
- * and layer mapping (-lm).
+ * under their backward parents using stack.json) and layer mapping (-lm).
  *
  * Errors follow msg.h.  Memory: the names once and a few words per node.
  */
@@ -107,6 +106,16 @@ void hier_build(struct hier *h, const struct hier_entry *construct, size_t n, in
  * name; [] for the others.)
  */
 size_t hier_match(struct hier *target, struct hier *golden);
+
+/*
+ * msprobe's -fm: walking target breadth-first from the root, a node that
+ * is not an API matches the golden node of the same name wherever it is;
+ * then the API children of the pair match by their name with every
+ * ".<digits>." made "." (and "_rank<digits>" removed), and the how-manieth
+ * of that name among the children.  Returns the nodes matched.  (A
+ * matched pair's matched_node_link is then the other's chain.)
+ */
+size_t hier_match_fuzzy(struct hier *target, struct hier *golden);
 
 /*
  * Graph.paging_by_micro_step: with construct.json's Megatron form, each

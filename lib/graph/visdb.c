@@ -88,7 +88,7 @@ static void bind_str(sqlite3_stmt *s, int i, const char *text)
 
 static int insert_side(struct db *db, const struct graph_set *g, const struct grun *r, bool golden)
 {
-	const struct hier *h = golden ? &r->gh : &r->th;
+	const struct hier *h = golden ? &r->gh : &r->th, *o = golden ? &r->th : &r->gh;
 	const struct gjudge *j = golden ? r->gj : r->tj;
 	const char *dir = golden ? r->gd.dump_data_dir : r->td.dump_data_dir;
 	struct strbuf gid = STRBUF_INIT, s = STRBUF_INIT;
@@ -142,8 +142,9 @@ static int insert_side(struct db *db, const struct graph_set *g, const struct gr
 		if (n->match >= 0 && r->gdump) {
 			const char *chain[512];
 			size_t depth = 0;
-			for (int64_t a = i; a >= 0 && depth < ARRAY_SIZE(chain); a = h->nodes[a].parent)
-				chain[depth++] = h->nodes[a].name;
+			/* the matched node's chain (the same as this one's but with -fm) */
+			for (int64_t a = n->match; a >= 0 && depth < ARRAY_SIZE(chain); a = o->nodes[a].parent)
+				chain[depth++] = o->nodes[a].name;
 			for (size_t c = depth; c > 0; c--) {
 				if (c < depth)
 					strbuf_addstr(&s, ", ");

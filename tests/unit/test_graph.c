@@ -263,6 +263,48 @@ static int load_dir(struct hier *h, const char *dir, struct strbuf *err)
 	return ret;
 }
 
+/* Name of the node of other that the node named `name` of h matches, or "-". */
+static const char *match_of(const struct hier *h, const struct hier *other, const char *name)
+{
+	int64_t i = hier_find(h, name, strlen(name));
+	return i < 0 || h->nodes[i].match < 0 ? "-" : other->nodes[h->nodes[i].match].name;
+}
+
+static void fuzzy(void)
+{
+	/*
+	 * msprobe's -fm, worked out by hand from its rules: Module.a.A.forward.0 sits under
+	 * the root in the target and under Module.p.P.forward.0 in the golden, so the
+	 * default matching leaves it (and its APIs) unmatched; fuzzy matching takes it by
+	 * name, and its API children by name without call numbers in their order:
+	 * Torch.add.3 with Torch.add.0, Torch.add.4 with Torch.add.1; Torch.mul has no
+	 * partner; Torch.sub.2.forward, outside any matched module, stays unmatched.
+	 */
+	static const char *const t[] = { "Module.a.A.forward.0:", "Torch.add.3.forward:Module.a.A.forward.0",
+					 "Torch.add.4.forward:Module.a.A.forward.0", "Torch.mul.0.forward:Module.a.A.forward.0",
+					 "Module.q.Q.forward.0:", "Torch.sub.2.forward:Module.q.Q.forward.0" };
+	static const char *const g[] = { "Module.p.P.forward.0:", "Module.a.A.forward.0:Module.p.P.forward.0",
+					 "Torch.add.0.forward:Module.a.A.forward.0", "Torch.add.1.forward:Module.a.A.forward.0",
+					 "Torch.sub.0.forward:Module.p.P.forward.0" };
+	struct hier ht, hg;
+	build(&ht, t, ARRAY_SIZE(t));
+	build(&hg, g, ARRAY_SIZE(g));
+	is_int((long long)hier_match(&ht, &hg), 1, "default: only the root matches");
+	hier_release(&ht);
+	hier_release(&hg);
+	build(&ht, t, ARRAY_SIZE(t));
+	build(&hg, g, ARRAY_SIZE(g));
+	is_int((long long)hier_match_fuzzy(&ht, &hg), 4, "fuzzy: the root, A and two of its APIs");
+	is_str(match_of(&ht, &hg, "Module.a.A.forward.0"), "Module.a.A.forward.0", "a module matches by name, elsewhere");
+	is_str(match_of(&ht, &hg, "Torch.add.3.forward"), "Torch.add.0.forward", "the first add with the first add");
+	is_str(match_of(&ht, &hg, "Torch.add.4.forward"), "Torch.add.1.forward", "the second add with the second");
+	is_str(match_of(&ht, &hg, "Torch.mul.0.forward"), "-", "an API without a partner of its name");
+	is_str(match_of(&ht, &hg, "Torch.sub.2.forward"), "-", "an API outside a matched module");
+	is_str(match_of(&hg, &ht, "Torch.add.1.forward"), "Torch.add.4.forward", "both sides know their match");
+	hier_release(&ht);
+	hier_release(&hg);
+}
+
 static int print_pair(char **argv)
 {
 	struct hier t, g;
@@ -361,5 +403,6 @@ int main(int argc, char **argv)
 	inplace();
 	edges();
 	matching();
+	fuzzy();
 	return done_testing();
 }
