@@ -109,7 +109,7 @@ _probe_graph() {
 	--format) COMPREPLY=($(compgen -W "html visdb json" -- "$cur")); return ;;
 	esac
 	if [[ $cur == -* ]]; then
-		COMPREPLY=($(compgen -W "-o --output --format --fuzzy -h --help --version" -- "$cur"))
+		COMPREPLY=($(compgen -W "-o --output --format --fuzzy --overflow -h --help --version" -- "$cur"))
 		return
 	fi
 	_probe_files "$cur"

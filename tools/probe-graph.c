@@ -14,7 +14,7 @@
 #include <stdio.h>
 #include <unistd.h>
 
-enum { OPT_FORMAT = 256, OPT_FUZZY };
+enum { OPT_FORMAT = 256, OPT_FUZZY, OPT_OVERFLOW };
 
 static const struct opt_spec options[] = {
 	{ 'o', 'o', "output", "FILE", "write to FILE, atomically (its format from a .html, .db or .json/.ndjson suffix)",
@@ -24,11 +24,13 @@ static const struct opt_spec options[] = {
 	{ OPT_FUZZY, 0, "fuzzy", NULL,
 	  "match as msprobe's -fm: modules by name wherever they are, their APIs by name without call numbers and "
 	  "by order", NULL, 0 },
+	{ OPT_OVERFLOW, 0, "overflow", NULL,
+	  "msprobe's -oc: each node's overflow level (critical, high, medium) from its inf/nan statistics", NULL, 0 },
 };
 
 static const struct tool_spec spec = {
 	.name = "probe-graph",
-	.synopsis = "[-o FILE] [--format FORMAT] [--fuzzy] [records]",
+	.synopsis = "[-o FILE] [--format FORMAT] [--fuzzy] [--overflow] [records]",
 	.summary = "Build msprobe's module hierarchy of each rank and step from metric records (or one run's leaf "
 		   "records) and the construct.json beside their dumps; match target and golden nodes as msprobe "
 		   "does; write a self-contained HTML view, msprobe's vis.db, or NDJSON.",
@@ -59,7 +61,7 @@ int main(int argc, char **argv)
 	struct strbuf doc = STRBUF_INIT, err = STRBUF_INIT;
 	struct line_reader *lr;
 	struct line_sink sink;
-	struct graph_options go = { false };
+	struct graph_options go = { false, false };
 	struct graph_set *g;
 	const char *arg, *input, *output = NULL, *format = NULL;
 	int c, first;
@@ -76,6 +78,9 @@ int main(int argc, char **argv)
 			break;
 		case OPT_FUZZY:
 			go.fuzzy = true;
+			break;
+		case OPT_OVERFLOW:
+			go.overflow = true;
 			break;
 		}
 	}

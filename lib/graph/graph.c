@@ -18,6 +18,7 @@ struct graph_set *graph_new(const struct graph_options *o)
 {
 	struct graph_set *g = xcalloc(1, sizeof(*g));
 	g->fuzzy = o && o->fuzzy;
+	g->overflow = o && o->overflow;
 	struct first_options fo;
 	memset(&fo, 0, sizeof(fo));
 	fo.n = 1;
@@ -432,7 +433,7 @@ static int64_t stack_index(struct grun *r, int side, const char *text, size_t le
 	return (int64_t)slot->value.u;
 }
 
-static void judge_side(struct grun *r, int side, enum gdata_mode mode)
+static void judge_side(struct grun *r, int side, enum gdata_mode mode, const struct strmap *levels)
 {
 	struct hier *h = side ? &r->gh : &r->th, *other = side ? &r->th : &r->gh;
 	struct gdata *d = side ? &r->gd : &r->td;
@@ -460,6 +461,10 @@ static void judge_side(struct grun *r, int side, enum gdata_mode mode)
 			j[i].precision = worst < 0 ? 0 : worst;
 			if (n->op == HIER_API && ignored_precision(n->name))
 				j[i].precision = mode == GDATA_MD5 ? 1 : 0;
+		}
+		if (levels) {
+			struct strmap_slot *lv = strmap_find(levels, n->name, n->name_len);
+			j[i].overflow = lv ? overflow_level_name((enum overflow_level)lv->value.u) : NULL;
 		}
 		strbuf_reset(&st);
 		hier_stack_json(h, i, &st);
@@ -543,9 +548,15 @@ static int build_run(struct graph_set *g, struct grun *r, struct strbuf *err)
 	else if (r->gdump)
 		hier_match(&r->th, &r->gh);
 	r->micro_steps = hier_micro_steps(&r->th, r->gdump ? &r->gh : NULL);
-	judge_side(r, 0, g->mode);
-	if (r->gdump)
-		judge_side(r, 1, g->mode);
+	for (int side = 0; side < (r->gdump ? 2 : 1); side++) {
+		struct strmap levels = STRMAP_INIT;
+		if (g->overflow && overflow_scan(side ? r->gdump : r->tdump, &levels, err) < 0) {
+			strmap_release(&levels);
+			return PROBE_ERR;
+		}
+		judge_side(r, side, g->mode, g->overflow ? &levels : NULL);
+		strmap_release(&levels);
+	}
 	mark_propagated(r);
 	return 0;
 }
@@ -708,6 +719,11 @@ static void json_side(const struct grun *r, bool golden, struct strbuf *out)
 		strbuf_addstr(out, ",\"precision\":");
 		if (level)
 			jsonw_str(out, level);
+		else
+			strbuf_addstr(out, "null");
+		strbuf_addstr(out, ",\"overflow_level\":");
+		if (j[i].overflow)
+			jsonw_str(out, j[i].overflow);
 		else
 			strbuf_addstr(out, "null");
 		strbuf_addstr(out, ",\"verdict\":");

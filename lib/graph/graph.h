@@ -33,7 +33,8 @@
 struct graph_set;
 
 struct graph_options {
-	bool fuzzy; /* match as msprobe's -fm (hier.h: hier_match_fuzzy) */
+	bool fuzzy;    /* match as msprobe's -fm (hier.h: hier_match_fuzzy) */
+	bool overflow; /* msprobe's -oc: each node's overflow level (overflow.h) */
 };
 
 struct graph_set *graph_new(const struct graph_options *o);

@@ -8,6 +8,7 @@
 #include "graph.h"
 #include "gdata.h"
 #include "hier.h"
+#include "overflow.h"
 #include "../core/arena.h"
 #include "../core/strmap.h"
 #include "../compare/first.h"
@@ -34,6 +35,7 @@ struct gjudge {
 	const char *reason;
 	const char *where;
 	int64_t stack;           /* index into its side's stack texts */
+	const char *overflow;    /* msprobe's overflow level (-oc), or NULL */
 	char *input, *output;    /* input_data, output_data (JSON objects) */
 };
 
@@ -67,6 +69,7 @@ struct graph_set {
 	size_t lines;
 	bool flat;                /* a dump without construct.json was drawn flat (warned once) */
 	bool fuzzy;               /* match as msprobe's -fm */
+	bool overflow;            /* msprobe's -oc: overflow levels */
 };
 
 /* "NPU" or "Bench" graph id: {source}_{step}_{rank}. */

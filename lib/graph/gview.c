@@ -46,7 +46,12 @@ static void side_nodes(struct strbuf *d, const struct grun *r, bool golden, size
 		strbuf_addf(d, "],\"o\":%lld,\"m\":%lld,\"ms\":%lld,\"pi\":", (long long)n->order,
 			    (long long)(r->gdump ? n->match : -1), (long long)(n->micro_step < 0 ? 0 : n->micro_step));
 		graph_add_precision(d, j[i].precision);
-		strbuf_addstr(d, ",\"ov\":null,\"v\":");
+		strbuf_addstr(d, ",\"ov\":");
+		if (j[i].overflow)
+			jsonw_str(d, j[i].overflow);
+		else
+			strbuf_addstr(d, "null");
+		strbuf_addstr(d, ",\"v\":");
 		jsonw_str(d, j[i].verdict ? j[i].verdict : "");
 		strbuf_addstr(d, ",\"why\":");
 		jsonw_str(d, j[i].reason ? j[i].reason : "");

@@ -135,7 +135,10 @@ static int insert_side(struct db *db, const struct graph_set *g, const struct gr
 			sqlite3_bind_double(st, 8, 0.5);
 		else
 			sqlite3_bind_int64(st, 8, (sqlite3_int64)j[i].precision);
-		sqlite3_bind_null(st, 9);
+		if (j[i].overflow)
+			bind_str(st, 9, j[i].overflow);
+		else
+			sqlite3_bind_null(st, 9);
 		sqlite3_bind_int64(st, 10, n->micro_step < 0 ? 0 : n->micro_step);
 		strbuf_reset(&s);
 		strbuf_addch(&s, '[');
@@ -238,7 +241,7 @@ static int insert_config(struct db *db, const struct graph_set *g)
 	else
 		sqlite3_bind_null(st, 4);
 	sqlite3_bind_int64(st, 5, (sqlite3_int64)micro);
-	sqlite3_bind_int64(st, 6, 0);
+	sqlite3_bind_int64(st, 6, g->overflow);
 	if (g->two_runs)
 		node_colors(g, &colors);
 	else
