@@ -227,7 +227,7 @@ static int scan_data(struct json_reader *r, struct strmap *levels)
 		size_t len = t.len;
 		struct jnode *v;
 		enum overflow_level l;
-		if ((type = json_reader_next(r, &t)) == JSON_ERROR || !(v = jtree_build(r, &t, &a))) {
+		if (json_reader_next(r, &t) == JSON_ERROR || !(v = jtree_build(r, &t, &a))) {
 			free(name);
 			goto out;
 		}
