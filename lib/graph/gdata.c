@@ -431,6 +431,7 @@ static int take_leaf(const struct dump_reader *r, const struct leaf *leaf, void 
 	{
 		struct pfield *type = item_get(it, "type");
 		bool group = type && type->kind == PK_STR && !strcmp(type->text.buf, "torch.ProcessGroup");
+		g->process_group = group;
 		strbuf_reset(&l->fields);
 		for (size_t i = 0; i < it->n; i++) {
 			const struct pfield *f = &it->f[i];
@@ -660,8 +661,11 @@ void gdata_render(const struct gdata *d, const struct gentry *e, const struct gd
 					}
 				}
 			}
-			/* an all-null leaf loses its columns (format_node_data clears it) but its Result counts */
-			if (l->all_null) {
+			/*
+			 * an all-null leaf loses its columns (format_node_data clears it), a
+			 * ProcessGroup keeps four fields; their Results count
+			 */
+			if (l->all_null || l->process_group) {
 				struct strbuf dropped = STRBUF_INIT;
 				compare_columns(d, l, g, lookup, ctx, &dropped, worst, gd);
 				strbuf_release(&dropped);

@@ -51,6 +51,7 @@ struct gleaf {
 	unsigned group;      /* 0 inputs, 1 parameters, 2 outputs, 3 parameter gradients, 4 debug */
 	bool output;         /* goes into output_data */
 	bool all_null;       /* written {"value": "null"} */
+	bool process_group;  /* a torch.ProcessGroup: its four fields only, no compare columns either */
 	bool stat_is_num[4]; /* Max, Min, Mean, Norm: an int or float (not a bool) */
 	bool stat_is_int[4]; /* ... written as an integer (Python int arithmetic) */
 	double stat[4];

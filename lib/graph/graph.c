@@ -32,10 +32,12 @@ static void run_release(struct grun *r)
 	for (size_t i = 0; r->tj && i < r->th.n; i++) {
 		free(r->tj[i].input);
 		free(r->tj[i].output);
+		free(r->tj[i].distributed);
 	}
 	for (size_t i = 0; r->gj && i < r->gh.n; i++) {
 		free(r->gj[i].input);
 		free(r->gj[i].output);
+		free(r->gj[i].distributed);
 	}
 	free(r->tj);
 	free(r->gj);
@@ -621,6 +623,7 @@ static int sink_finish(void *ctx, struct strbuf *out, struct strbuf *err)
 	for (size_t i = 0; i < g->n; i++)
 		if (build_run(g, &g->runs[i], err) < 0)
 			return PROBE_ERR;
+	graph_link_ranks(g);
 	return 0;
 }
 
@@ -737,6 +740,8 @@ static void json_side(const struct grun *r, bool golden, struct strbuf *out)
 			jsonw_str(out, j[i].where);
 		else
 			strbuf_addstr(out, "null");
+		strbuf_addstr(out, ",\"matched_distributed\":");
+		strbuf_addstr(out, j[i].distributed ? j[i].distributed : "{}");
 		strbuf_addstr(out, ",\"stack\":");
 		strbuf_addstr(out, r->stacks[golden][j[i].stack]);
 		strbuf_addstr(out, ",\"input_data\":");

@@ -36,6 +36,7 @@ struct gjudge {
 	const char *where;
 	int64_t stack;           /* index into its side's stack texts */
 	const char *overflow;    /* msprobe's overflow level (-oc), or NULL */
+	char *distributed;       /* matched_distributed (distlink.c), or NULL for {} */
 	char *input, *output;    /* input_data, output_data (JSON objects) */
 };
 
@@ -74,6 +75,8 @@ struct graph_set {
 
 /* "NPU" or "Bench" graph id: {source}_{step}_{rank}. */
 void graph_id(const struct grun *r, bool golden, struct strbuf *out);
+/* matched_distributed of every communication node, per data source and step (distlink.c). */
+void graph_link_ranks(struct graph_set *g);
 /* A precision index as JSON: null, 0, 0.5 or 1. */
 void graph_add_precision(struct strbuf *out, double p);
 /* msprobe's task name of the mode: summary, all, md5 ("" for one run). */

@@ -57,6 +57,10 @@ static void side_nodes(struct strbuf *d, const struct grun *r, bool golden, size
 		jsonw_str(d, j[i].reason ? j[i].reason : "");
 		strbuf_addstr(d, ",\"where\":");
 		jsonw_str(d, j[i].where ? j[i].where : "");
+		if (j[i].distributed) {
+			strbuf_addstr(d, ",\"md\":");
+			strbuf_addstr(d, j[i].distributed);
+		}
 		strbuf_addf(d, ",\"st\":%lld,\"in\":", (long long)stack_base + (long long)j[i].stack);
 		strbuf_addstr(d, j[i].input ? j[i].input : "{}");
 		strbuf_addstr(d, ",\"out\":");

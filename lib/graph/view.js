@@ -22,6 +22,7 @@
  *     "pi": msprobe precision index null | 0 | 0.5 | 1, "ov": null | "critical" | "high" | "medium",
  *     "v": "same" | "diff" | "first" | "propagated" | "received" | "unmatched" | "",
  *     "why": reason, "where": the user's own line or "", "st": stack index or -1,
+ *     "md": msprobe's matched_distributed {"communications_type", "nodes_info": {rank: [index, node]}} (absent: none),
  *     "in": [[leaf name, {field: string}], ...], "out": [[leaf name, {field: string}], ...] }
  *     (or each as an object {leaf name: {field: string}}, msprobe's input_data form, made lists on load)
  *   Target and golden leaves of a matched pair line up by position in "in" and in "out".
@@ -523,6 +524,27 @@
 	function nodeLink(side, i, text) {
 		return el('button', { type: 'button', cls: 'link', text: text || nodeOf(side, i).n, on: { click: function () { select(side, i, { focus: true }); } } });
 	}
+	/* msprobe's matched_distributed: the peers of a communication node, each a button to its rank's graph. */
+	function rankLinks(side, n) {
+		var box = el('span', { cls: 'links' }), info = n.md.nodes_info;
+		Object.keys(info).forEach(function (rank) {
+			var peer = info[rank], name = peer[1], idx = peer[0];
+			box.appendChild(el('button', { type: 'button', cls: 'link', title: n.md.communications_type + ' with rank ' + rank,
+				text: 'rank ' + rank + ': ' + name + ' (' + idx + ')',
+				on: { click: function () { goToRank(Number(rank), side, name); } } }));
+		});
+		box.insertBefore(document.createTextNode(n.md.communications_type + ' '), box.firstChild);
+		return box;
+	}
+	function goToRank(rank, side, name) {
+		var step = S.graph.step, k = -1;
+		data.graphs.forEach(function (g, j) { if (g.rank === rank && g.step === step && k < 0) k = j; });
+		if (k < 0) return false;
+		setGraph(k);
+		var nodes = S.sides[side] ? S.sides[side].nodes : [];
+		for (var i = 0; i < nodes.length; i++) if (nodes[i].n === name) return select(side, i, { focus: true });
+		return false;
+	}
 	function breadcrumbs(side, i) {
 		var chain = [], nodes = S.sides[side].nodes;
 		for (var j = nodes[i].p; j != null && j >= 0; j = nodes[j].p) chain.unshift(j);
@@ -616,7 +638,8 @@
 			n.ov ? ['overflow', document.createTextNode(n.ov)] : null,
 			['micro step', document.createTextNode(n.ms != null ? String(n.ms) : '\u2014')],
 			['order', document.createTextNode(n.o != null ? String(n.o) : '\u2014')],
-			kids(n).length ? ['children', document.createTextNode(String(kids(n).length))] : null
+			kids(n).length ? ['children', document.createTextNode(String(kids(n).length))] : null,
+			n.md && n.md.nodes_info ? ['linked ranks', rankLinks(side, n)] : null
 		]));
 		if (why) box.appendChild(el('div', { cls: 'why', text: why }));
 		box.appendChild(leafSection('in', 'inputs', tn, gn, !S.build));
@@ -822,6 +845,7 @@
 			searchNext: function () { return searchNext(1); },
 			graphIndex: function () { return S.g; },
 			setGraph: setGraph,
+			goToRank: goToRank,
 			setColorMode: setColorMode,
 			setFilter: setFilter,
 			colorMode: function () { return S.mode; }

@@ -160,7 +160,7 @@ static int insert_side(struct db *db, const struct graph_set *g, const struct gr
 		strbuf_addf(&s, "%s_%lld", gid.buf, (long long)j[i].stack);
 		bind_text(st, 12, s.buf, s.len);
 		bind_str(st, 13, "");
-		bind_str(st, 14, "{}");
+		bind_str(st, 14, j[i].distributed ? j[i].distributed : "{}");
 		sqlite3_bind_int64(st, 15, 0);
 		bind_str(st, 16, j[i].input);
 		bind_str(st, 17, j[i].output);

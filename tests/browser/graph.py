@@ -70,6 +70,18 @@ ONLY_DIVERGING = """function () {
 	return {rows: pg.visibleNames('target').length, bad: bad.length};
 }"""
 
+RANK_LINK = """function () {
+	var pg = window.probeGraph, k = pg.graphIndex(), g = pg.data.graphs[k], nodes = g.target.nodes;
+	for (var i = 0; i < nodes.length; i++) {
+		var md = nodes[i].md;
+		if (md && md.nodes_info) {
+			var rank = Object.keys(md.nodes_info)[0];
+			return {index: i, name: nodes[i].n, rank: g.rank, graph: k, peer: md.nodes_info[rank][1]};
+		}
+	}
+	return null;
+}"""
+
 A11Y = """function () {
 	var t = document.getElementById('tree-target'), sel = t.querySelector('[role=treeitem][aria-selected=true]');
 	return {tree: t.getAttribute('role'), items: t.querySelectorAll('[role=treeitem]').length > 0,
@@ -169,6 +181,18 @@ def check_page(b, path, args):
         print("only diverging: %s" % ("diverging nodes and their modules only" if f["bad"] == 0 and f["rows"] > 0 else "%d other rows" % f["bad"]))
         page.click("#only-diverging")
         page.evaluate("window.probeGraph.goFirst()")
+
+    link = page.evaluate(js(RANK_LINK))
+    if link is None:
+        print("rank link: no linked communication node")
+    else:
+        page.evaluate("window.probeGraph.select('target', %d)" % link["index"])
+        page.click("#detail .links button")     # real click on the first peer
+        now = page.evaluate("(function () { var pg = window.probeGraph, g = pg.data.graphs[pg.graphIndex()], s = pg.selected();"
+                            " return {rank: g.rank, name: s && s.name}; })()")
+        print("rank link: %s on rank %s -> rank %s, %s" % (link["name"], link["rank"], now["rank"],
+              "the same node selected" if now["name"] == link["peer"] else "selected %r, want %r" % (now["name"], link["peer"])))
+        page.evaluate("window.probeGraph.setGraph(%d)" % link["graph"])
 
     png = page.screenshot(args.shot)
     colours = cdp.distinct_colours(png, limit=64)
