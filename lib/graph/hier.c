@@ -441,6 +441,284 @@ static void add_parameters_grad(struct hier *h, const char *const *entries, cons
 	strbuf_release(&id);
 }
 
+/* ---- Megatron's recomputation (GraphBuilder._handle_recompute) ------------------------- */
+
+static size_t memchr_count(const char *s, size_t n, char c)
+{
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++)
+		k += s[i] == c;
+	return k;
+}
+
+struct pframe {
+	char *file, *func; /* NULL: the frame did not parse (msprobe skips it) */
+};
+
+static char *trimmed(const char *s, const char *e)
+{
+	while (s < e && (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\r'))
+		s++;
+	while (e > s && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\n' || e[-1] == '\r'))
+		e--;
+	return xmemdupz(s, (size_t)(e - s));
+}
+
+/* stack_str.strip().replace("File ", ""); the path before ", line ", the function after ", in " up to a comma. */
+static void parse_frame(const char *text, struct pframe *out)
+{
+	struct strbuf f = STRBUF_INIT;
+	const char *t = text, *end = t + strlen(t), *line, *in, *comma;
+	char *body;
+	body = trimmed(t, end);
+	for (const char *q = body; *q;) {
+		if (!strncmp(q, "File ", 5)) {
+			q += 5;
+			continue;
+		}
+		strbuf_addch(&f, *q++);
+	}
+	free(body);
+	out->file = out->func = NULL;
+	if ((in = strstr(f.buf, ", in "))) {
+		line = strstr(f.buf, ", line ");
+		comma = strchr(in + 5, ',');
+		out->file = trimmed(f.buf, line ? line : f.buf + f.len);
+		out->func = trimmed(in + 5, comma ? comma : f.buf + f.len);
+	}
+	strbuf_release(&f);
+}
+
+static bool file_ends(const struct pframe *f, const char *w)
+{
+	size_t n = strlen(f->file), k = strlen(w);
+	return n >= k && !memcmp(f->file + n - k, w, k);
+}
+
+/* _is_recompute_by_stack_torch: a recompute_fn frame of torch's checkpoint, or a backward that autograd called. */
+static bool recomputed_by_stack(const struct stack *st)
+{
+	struct pframe *p;
+	size_t n = 0;
+	bool yes = false;
+	if (!st || !st->n)
+		return false;
+	p = xcalloc(st->n, sizeof(*p));
+	for (size_t i = 0; i < st->n; i++) {
+		parse_frame(st->frames[i], &p[n]);
+		if (p[n].func)
+			n++;
+	}
+	for (size_t i = 0; i < n && !yes; i++)
+		yes = !strcmp(p[i].func, "recompute_fn") && file_ends(&p[i], "torch/utils/checkpoint.py");
+	for (size_t i = 0; i < n && !yes; i++) {
+		if (strcmp(p[i].func, "backward") &&
+		    !(!strcmp(p[i].func, "checkpoint_function_backward") && strstr(p[i].file, "megatron")))
+			continue;
+		yes = (i + 1 < n && file_ends(&p[i + 1], "torch/autograd/function.py")) ||
+		      (i + 2 < n && file_ends(&p[i + 2], "torch/autograd/function.py"));
+	}
+	for (size_t i = 0; i < n; i++) {
+		free(p[i].file);
+		free(p[i].func);
+	}
+	free(p);
+	return yes;
+}
+
+static bool all_digits(const char *s, size_t n)
+{
+	if (!n)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (s[i] < '0' || s[i] > '9')
+			return false;
+	return true;
+}
+
+/* The dotted segments of a name: their starts and lengths (at most max). */
+static size_t segments(const char *name, size_t len, const char **seg, size_t *seg_len, size_t max)
+{
+	size_t k = 0;
+	const char *p = name, *end = name + len;
+	while (k < max) {
+		const char *dot = memchr(p, '.', (size_t)(end - p));
+		seg[k] = p;
+		seg_len[k] = dot ? (size_t)(dot - p) : (size_t)(end - p);
+		k++;
+		if (!dot)
+			break;
+		p = dot + 1;
+	}
+	return k;
+}
+
+/* _is_recompute_node_id: a top-level layer not named Module.{n}.name.{n}.Class.forward.N is a recomputed one. */
+static bool recompute_name(const char **seg, const size_t *seg_len, size_t n)
+{
+	if (n > 7)
+		return true;
+	if (n == 7)
+		return !(all_digits(seg[1], seg_len[1]) && all_digits(seg[3], seg_len[3]));
+	if (n == 6)
+		return !all_digits(seg[1], seg_len[1]);
+	return false;
+}
+
+/* _get_recompute_map: the root's children that are recomputed layers, each with its name prefix. */
+struct recomputed {
+	uint32_t node;
+	size_t index;     /* among the root's children */
+	size_t prefix_len;
+	bool forward;
+};
+
+static size_t recompute_map(struct hier *h, struct recomputed *out)
+{
+	const struct hier_node *root = &h->nodes[0];
+	struct strmap cache = STRMAP_INIT, root_ids = STRMAP_INIT;
+	struct strbuf id = STRBUF_INIT;
+	size_t n = 0;
+	for (size_t i = 0; i < root->nsub; i++) {
+		const struct hier_node *c = &h->nodes[root->sub[i]];
+		strmap_put(&root_ids, c->name, c->name_len, NULL);
+	}
+	for (size_t i = 0; i < root->nsub; i++) {
+		uint32_t k = root->sub[i];
+		const struct hier_node *c = &h->nodes[k];
+		const char *seg[64];
+		size_t seg_len[64], ns, prefix_len;
+		ssize_t at;
+		if (hier_op_of(c->name, c->name_len) != HIER_MODULE)
+			continue;
+		if (!h->mindspore) {
+			const struct stack *st;
+			strbuf_reset(&id);
+			if ((at = numbered_suffix(c->name, c->name_len, "backward")) >= 0) {
+				strbuf_add(&id, c->name, (size_t)at);
+				strbuf_addstr(&id, ".forward.");
+				strbuf_add(&id, c->name + at + 10, c->name_len - (size_t)at - 10);
+			} else {
+				strbuf_add(&id, c->name, c->name_len);
+			}
+			st = h->stacks ? stack_map_get(h->stacks, id.buf, id.len) : NULL;
+			if (!recomputed_by_stack(st))
+				continue;
+		}
+		if (memchr_count(c->name, c->name_len, '.') >= ARRAY_SIZE(seg))
+			continue; /* (no module name has so many parts) */
+		ns = segments(c->name, c->name_len, seg, seg_len, ARRAY_SIZE(seg));
+		if (ns < 2)
+			continue;
+		prefix_len = ns >= 3 ? (size_t)(seg[ns - 2] - c->name - 1) : 0;
+		if (!strmap_find(&cache, c->name, c->name_len)) {
+			bool fwd;
+			if (!recompute_name(seg, seg_len, ns))
+				continue;
+			fwd = seg_len[ns - 2] == 7 && !memcmp(seg[ns - 2], "forward", 7);
+			/* a recomputed layer comes as a forward and backward pair */
+			strbuf_reset(&id);
+			strbuf_add(&id, c->name, (size_t)(seg[ns - 2] - c->name));
+			strbuf_addstr(&id, fwd ? "backward" : "forward");
+			strbuf_add(&id, seg[ns - 2] + seg_len[ns - 2], c->name_len - (size_t)(seg[ns - 2] + seg_len[ns - 2] - c->name));
+			if (!strmap_find(&root_ids, id.buf, id.len))
+				continue;
+			strmap_put(&cache, id.buf, id.len, NULL);
+		}
+		out[n].node = k;
+		out[n].index = i;
+		out[n].prefix_len = prefix_len;
+		out[n].forward = numbered_suffix(c->name, c->name_len, "forward") >= 0;
+		n++;
+	}
+	strmap_release(&cache);
+	strmap_release(&root_ids);
+	strbuf_release(&id);
+	return n;
+}
+
+static bool is_ancestor(const struct hier *h, uint32_t node, int64_t of)
+{
+	for (int64_t a = h->nodes[of].parent; a >= 0; a = h->nodes[a].parent)
+		if ((uint32_t)a == node)
+			return true;
+	return false;
+}
+
+/*
+ * _handle_recompute: each recomputed layer at the root moves under the
+ * backward twin of the parent of the first (then the next) layer of its
+ * prefix that is not at the root, forwards and backwards each taking those
+ * layers in order.
+ */
+static void handle_recompute(struct hier *h)
+{
+	struct recomputed *rc = xcalloc(h->nodes[0].nsub + 1, sizeof(*rc));
+	size_t nrc = recompute_map(h, rc), ndel = 0;
+	size_t *del = xcalloc(nrc + 1, sizeof(*del));
+	struct strmap fwd_next = STRMAP_INIT, bwd_next = STRMAP_INIT;
+	struct strbuf up = STRBUF_INIT;
+	/* _get_no_recompute_map, before anything moves: module forwards that are not at the root */
+	bool *layer_ok = xcalloc(h->n + 1, sizeof(*layer_ok));
+	for (size_t k = 0; k < h->n; k++) {
+		const struct hier_node *x = &h->nodes[k];
+		layer_ok[k] = x->parent > 0 && hier_op_of(x->name, x->name_len) == HIER_MODULE &&
+			      numbered_suffix(x->name, x->name_len, "forward") >= 0;
+	}
+	for (size_t i = 0; i < nrc; i++) {
+		const struct hier_node *c = &h->nodes[rc[i].node];
+		struct strmap *next = rc[i].forward ? &fwd_next : &bwd_next;
+		struct strmap_slot *pos = strmap_put(next, c->name, rc[i].prefix_len, NULL);
+		int64_t layer = -1, parent;
+		ssize_t at;
+		/* the layers of the prefix, in creation order, not at the root: take the next */
+		for (size_t k = pos->value.u; k < h->n; k++) {
+			const struct hier_node *x = &h->nodes[k];
+			if (!layer_ok[k] || (at = numbered_suffix(x->name, x->name_len, "forward")) < 0 ||
+			    (size_t)at != rc[i].prefix_len || memcmp(x->name, c->name, rc[i].prefix_len))
+				continue;
+			layer = (int64_t)k;
+			break;
+		}
+		if (layer < 0) {
+			pos->value.u = h->n;
+			continue;
+		}
+		pos->value.u = (uint64_t)layer + 1;
+		/* its parent's backward twin */
+		{
+			const struct hier_node *p = &h->nodes[h->nodes[layer].parent];
+			strbuf_reset(&up);
+			if ((at = numbered_suffix(p->name, p->name_len, "forward")) >= 0) {
+				strbuf_add(&up, p->name, (size_t)at);
+				strbuf_addstr(&up, ".backward.");
+				strbuf_add(&up, p->name + at + 9, p->name_len - (size_t)at - 9);
+			} else {
+				strbuf_add(&up, p->name, p->name_len);
+			}
+		}
+		if ((parent = hier_find(h, up.buf, up.len)) < 0 || is_ancestor(h, rc[i].node, parent) ||
+		    (uint32_t)parent == rc[i].node)
+			continue;
+		h->nodes[rc[i].node].parent = parent;
+		append_child(h, (uint32_t)parent, rc[i].node);
+		del[ndel++] = rc[i].index;
+	}
+	/* off the root's children, from the back */
+	for (size_t k = ndel; k > 0; k--) {
+		struct hier_node *root = &h->nodes[0];
+		size_t at = del[k - 1];
+		memmove(&root->sub[at], &root->sub[at + 1], (root->nsub - at - 1) * sizeof(*root->sub));
+		root->nsub--;
+	}
+	strmap_release(&fwd_next);
+	strmap_release(&bwd_next);
+	strbuf_release(&up);
+	free(layer_ok);
+	free(del);
+	free(rc);
+}
+
 /* Graph.get_sorted_nodes: post-order from the root, each node once. */
 static void sort_nodes(struct hier *h)
 {
@@ -472,20 +750,29 @@ static void sort_nodes(struct hier *h)
 	free(stack);
 }
 
-void hier_build(struct hier *h, const struct hier_entry *construct, size_t n, int64_t micro_step_num,
-		const char *const *entries, const size_t *entry_lens, size_t nentries, const struct stack_map *stacks)
+static void build(struct hier *h, const struct hier_entry *construct, size_t n, int64_t micro_step_num,
+		  const char *const *entries, const size_t *entry_lens, size_t nentries, const struct stack_map *stacks,
+		  bool mindspore)
 {
 	struct cdict d;
 	memset(h, 0, sizeof(*h));
+	h->mindspore = mindspore;
 	h->micro_step_num = micro_step_num;
 	h->stacks = stacks;
 	add_node(h, ROOT_NAME, strlen(ROOT_NAME), HIER_MODULE);
 	cdict_init(&d, construct, n);
 	init_nodes(h, &d);
+	handle_recompute(h);
 	collect_apis_between_modules(h);
 	add_parameters_grad(h, entries, entry_lens, nentries);
 	sort_nodes(h);
 	cdict_release(&d);
+}
+
+void hier_build(struct hier *h, const struct hier_entry *construct, size_t n, int64_t micro_step_num,
+		const char *const *entries, const size_t *entry_lens, size_t nentries, const struct stack_map *stacks)
+{
+	build(h, construct, n, micro_step_num, entries, entry_lens, nentries, stacks, false);
 }
 
 int hier_check(const struct hier *h, const char *what, struct strbuf *err)
@@ -729,6 +1016,7 @@ size_t hier_micro_steps(struct hier *target, struct hier *golden)
 
 struct loaded {
 	struct arena arena;
+	bool mindspore;         /* dump.json's framework */
 	int64_t micro_step_num; /* megatron_micro_step_number, -1 without one */
 	struct hier_entry *construct;
 	size_t nconstruct, calloc;
@@ -816,6 +1104,14 @@ static int read_dump_entries(struct json_reader *r, struct loaded *l)
 		return type == JSON_ERROR ? -1 : json_reader_fail_at(r, &t, "expected a dump object, found %s",
 								   json_type_name(type));
 	while ((type = json_reader_next(r, &t)) == JSON_KEY) {
+		if (t.len == 9 && !memcmp(t.text, "framework", 9)) {
+			if ((type = json_reader_next(r, &t)) == JSON_ERROR)
+				return -1;
+			l->mindspore = type == JSON_STRING && t.len == 9 && !memcmp(t.text, "mindspore", 9);
+			if ((type == JSON_OBJECT_BEGIN || type == JSON_ARRAY_BEGIN) && json_reader_skip(r) < 0)
+				return -1;
+			continue;
+		}
 		if (!(t.len == 4 && !memcmp(t.text, "data", 4))) {
 			if (skip_value(r) < 0)
 				return -1;
@@ -883,7 +1179,7 @@ int hier_load(struct hier *h, const char *construct_path, const char *dump_path,
 					      "empty at level L1)");
 		goto out;
 	}
-	hier_build(h, l.construct, l.nconstruct, l.micro_step_num, l.entries, l.lens, l.nentries, stacks);
+	build(h, l.construct, l.nconstruct, l.micro_step_num, l.entries, l.lens, l.nentries, stacks, l.mindspore);
 	h->owned_stacks = stacks;
 	stacks = NULL;
 	ret = 0;

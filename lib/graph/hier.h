@@ -32,8 +32,16 @@
  * Distributed., Aten., Mint., Primitive., Jit., MintFunctional.,
  * MindSpeed.), API collection.
  *
- * Not yet here: Megatron's recomputation (which moves recomputed layers
- * under their backward parents using stack.json) and layer mapping (-lm).
+ *   - Megatron's recomputation, before the collections: a module at the
+ *     root whose stack (its forward twin's, for a backward) shows
+ *     recomputation (torch's checkpoint recompute_fn, or a backward called
+ *     from torch/autograd/function.py) and whose name is not a top-level
+ *     layer's (Module.{n}.name.{n}.Class.forward.N), with its forward or
+ *     backward twin also at the root, moves under the backward twin of the
+ *     parent of the next layer of its name prefix that is not at the root
+ *     (forwards and backwards each taking those layers in creation order),
+ *     unless that makes a cycle.  MindSpore dumps: by name alone.
+ * Not yet here: layer mapping (-lm).
  *
  * Errors follow msg.h.  Memory: the names once and a few words per node.
  */
@@ -69,6 +77,7 @@ struct hier {
 	struct arena arena;
 	struct strmap by_name;   /* name -> index + 1 */
 	unsigned collections;    /* Apis_Between_Modules nodes made */
+	bool mindspore;          /* dump.json's framework is mindspore: recomputation is told by names alone */
 	int64_t micro_step_num;  /* construct.json's megatron_micro_step_number, -1 without one */
 	const struct stack_map *stacks; /* borrowed (hier_build()) or owned (hier_load()) */
 	struct stack_map *owned_stacks;
