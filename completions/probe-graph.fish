@@ -13,5 +13,6 @@ complete -c probe-graph -s o -l output -r -F -d 'write to FILE, atomically (its 
 complete -c probe-graph -l format -x -a 'html visdb json' -d 'html (default): the page; visdb: msprobe\'s vis.db (needs -o); json: one record per node'
 complete -c probe-graph -l fuzzy -d 'match as msprobe\'s -fm: modules by name wherever they are, their APIs by name without call numbers and by order'
 complete -c probe-graph -l overflow -d 'msprobe\'s -oc: each node\'s overflow level (critical, high, medium) from its inf/nan statistics'
+complete -c probe-graph -l mapping -r -F -d 'match target nodes to the golden nodes this YAML mapping names (msprobe\'s -lm mapping), wherever they are'
 complete -c probe-graph -s h -l help -d 'print this help and exit'
 complete -c probe-graph -l version -d 'print the version and exit'

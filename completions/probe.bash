@@ -107,9 +107,10 @@ _probe_graph() {
 	case $prev in
 	-o|--output) _probe_files "$cur"; return ;;
 	--format) COMPREPLY=($(compgen -W "html visdb json" -- "$cur")); return ;;
+	--mapping) _probe_files "$cur"; return ;;
 	esac
 	if [[ $cur == -* ]]; then
-		COMPREPLY=($(compgen -W "-o --output --format --fuzzy --overflow -h --help --version" -- "$cur"))
+		COMPREPLY=($(compgen -W "-o --output --format --fuzzy --overflow --mapping -h --help --version" -- "$cur"))
 		return
 	fi
 	_probe_files "$cur"

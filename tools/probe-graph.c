@@ -14,7 +14,7 @@
 #include <stdio.h>
 #include <unistd.h>
 
-enum { OPT_FORMAT = 256, OPT_FUZZY, OPT_OVERFLOW };
+enum { OPT_FORMAT = 256, OPT_FUZZY, OPT_OVERFLOW, OPT_MAPPING };
 
 static const struct opt_spec options[] = {
 	{ 'o', 'o', "output", "FILE", "write to FILE, atomically (its format from a .html, .db or .json/.ndjson suffix)",
@@ -26,11 +26,14 @@ static const struct opt_spec options[] = {
 	  "by order", NULL, 0 },
 	{ OPT_OVERFLOW, 0, "overflow", NULL,
 	  "msprobe's -oc: each node's overflow level (critical, high, medium) from its inf/nan statistics", NULL, 0 },
+	{ OPT_MAPPING, 0, "mapping", "FILE",
+	  "match target nodes to the golden nodes this YAML mapping names (msprobe's -lm mapping), wherever they are",
+	  NULL, OPT_FILE },
 };
 
 static const struct tool_spec spec = {
 	.name = "probe-graph",
-	.synopsis = "[-o FILE] [--format FORMAT] [--fuzzy] [--overflow] [records]",
+	.synopsis = "[-o FILE] [--format FORMAT] [--fuzzy] [--overflow] [--mapping FILE] [records]",
 	.summary = "Build msprobe's module hierarchy of each rank and step from metric records (or one run's leaf "
 		   "records) and the construct.json beside their dumps; match target and golden nodes as msprobe "
 		   "does; write a self-contained HTML view, msprobe's vis.db, or NDJSON.",
@@ -61,7 +64,8 @@ int main(int argc, char **argv)
 	struct strbuf doc = STRBUF_INIT, err = STRBUF_INIT;
 	struct line_reader *lr;
 	struct line_sink sink;
-	struct graph_options go = { false, false };
+	struct graph_options go = { false, false, NULL };
+	struct yamlmap mapping = YAMLMAP_INIT;
 	struct graph_set *g;
 	const char *arg, *input, *output = NULL, *format = NULL;
 	int c, first;
@@ -82,11 +86,20 @@ int main(int argc, char **argv)
 		case OPT_OVERFLOW:
 			go.overflow = true;
 			break;
+		case OPT_MAPPING:
+			if (go.mapping)
+				opt_usage_error(&spec, "--mapping given twice");
+			if (yamlmap_load(&mapping, arg, &err) < 0)
+				die("%s", err.buf);
+			go.mapping = &mapping;
+			break;
 		}
 	}
 	argc -= first;
 	argv += first;
 	input = opt_input_operand(&spec, argc, argv, "records");
+	if (go.mapping && go.fuzzy)
+		opt_usage_error(&spec, "--mapping and --fuzzy are two ways of matching: give one");
 	if (!format)
 		format = format_of(output);
 	if (!strcmp(format, "visdb") && (!output || !strcmp(output, "-")))
@@ -126,6 +139,7 @@ int main(int argc, char **argv)
 		}
 	}
 	graph_free(g);
+	yamlmap_release(&mapping);
 	strbuf_release(&doc);
 	strbuf_release(&err);
 	return PROBE_OK;

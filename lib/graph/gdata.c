@@ -615,7 +615,7 @@ static void compare_columns(const struct gdata *d, const struct gleaf *t, const 
 		if (*worst < 0)
 			*worst = 0;
 	}
-	if (found && res.err_message)
+	if (found && res.result && res.err_message)
 		add_member(fields, "Err_message", res.err_message, strlen(res.err_message));
 	else if (!g)
 		add_member(fields, "Err_message", "", 0);

@@ -19,6 +19,7 @@ struct graph_set *graph_new(const struct graph_options *o)
 	struct graph_set *g = xcalloc(1, sizeof(*g));
 	g->fuzzy = o && o->fuzzy;
 	g->overflow = o && o->overflow;
+	g->mapping = o ? o->mapping : NULL;
 	struct first_options fo;
 	memset(&fo, 0, sizeof(fo));
 	fo.n = 1;
@@ -245,7 +246,9 @@ static void note_row(struct grun *r, const struct leafrec *t, const struct pair 
 			row = arena_alloc(&r->arena, sizeof(*row));
 			memset(row, 0, sizeof(*row));
 			slot->value.p = row;
-			read_msprobe(r, row, ms, tmp);
+			/* a row probe-match left without a partner has no Result for the pair the graph makes */
+			if (p->has_g)
+				read_msprobe(r, row, ms, tmp);
 			row->diff = p->verdict.kind == SPAN_STRING && !span_str_eq(&p->verdict, "same", 4);
 			if (row->diff) {
 				e->diff = true;
@@ -460,7 +463,8 @@ static void judge_side(struct grun *r, int side, enum gdata_mode mode, const str
 		j[i].output = strbuf_detach(&out, NULL);
 		j[i].precision = -1;
 		if (compare && matched && e) {
-			j[i].precision = worst < 0 ? 0 : worst;
+			/* no Result known for any of its rows (none paired in the records): none claimed */
+			j[i].precision = worst >= 0 ? worst : e->count ? -1 : 0;
 			if (n->op == HIER_API && ignored_precision(n->name))
 				j[i].precision = mode == GDATA_MD5 ? 1 : 0;
 		}
@@ -535,6 +539,11 @@ static void mark_propagated(struct grun *r)
 	}
 }
 
+static const char *mapped_name(void *ctx, const char *name, size_t len)
+{
+	return yamlmap_get(ctx, name, len);
+}
+
 static int build_run(struct graph_set *g, struct grun *r, struct strbuf *err)
 {
 	if (load_side(&r->th, &r->td, r->tdump, g->mode, &g->flat, err) < 0)
@@ -545,7 +554,9 @@ static int build_run(struct graph_set *g, struct grun *r, struct strbuf *err)
 		return PROBE_ERR;
 	}
 	r->built = true;
-	if (r->gdump && g->fuzzy)
+	if (r->gdump && g->mapping)
+		hier_match_mapped(&r->th, &r->gh, mapped_name, (void *)g->mapping);
+	else if (r->gdump && g->fuzzy)
 		hier_match_fuzzy(&r->th, &r->gh);
 	else if (r->gdump)
 		hier_match(&r->th, &r->gh);

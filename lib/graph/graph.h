@@ -28,6 +28,7 @@
 #define PROBE_GRAPH_H
 
 #include "../core/strbuf.h"
+#include "../core/yamlmap.h"
 #include "../records/lines.h"
 
 struct graph_set;
@@ -35,6 +36,7 @@ struct graph_set;
 struct graph_options {
 	bool fuzzy;    /* match as msprobe's -fm (hier.h: hier_match_fuzzy) */
 	bool overflow; /* msprobe's -oc: each node's overflow level (overflow.h) */
+	const struct yamlmap *mapping; /* target node -> golden node (msprobe's -lm mapping_dict), or NULL; the caller's */
 };
 
 struct graph_set *graph_new(const struct graph_options *o);

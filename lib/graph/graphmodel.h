@@ -71,6 +71,7 @@ struct graph_set {
 	bool flat;                /* a dump without construct.json was drawn flat (warned once) */
 	bool fuzzy;               /* match as msprobe's -fm */
 	bool overflow;            /* msprobe's -oc: overflow levels */
+	const struct yamlmap *mapping; /* borrowed, or NULL */
 };
 
 /* "NPU" or "Bench" graph id: {source}_{step}_{rank}. */

@@ -948,6 +948,23 @@ size_t hier_match_fuzzy(struct hier *target, struct hier *golden)
 	return matched;
 }
 
+size_t hier_match_mapped(struct hier *target, struct hier *golden, hier_map_fn *map, void *ctx)
+{
+	size_t matched = 0;
+	for (size_t i = 0; i < target->nsorted; i++) {
+		uint32_t t = target->sorted[i];
+		struct hier_node *n = &target->nodes[t];
+		const char *to = map(ctx, n->name, n->name_len);
+		int64_t g = to ? hier_find(golden, to, strlen(to)) : hier_find(golden, n->name, n->name_len);
+		if (g < 0 || golden->nodes[g].order < 0)
+			continue;
+		n->match = g;
+		golden->nodes[g].match = t;
+		matched++;
+	}
+	return matched;
+}
+
 /* Children take their parent's micro step where they have none (from the root down, in order). */
 static void inherit_micro_steps(struct hier *h)
 {

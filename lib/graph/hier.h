@@ -127,6 +127,15 @@ size_t hier_match(struct hier *target, struct hier *golden);
 size_t hier_match_fuzzy(struct hier *target, struct hier *golden);
 
 /*
+ * msprobe's matching with a mapping (Graph.mapping_match, what its -lm
+ * applies): every target node matches the golden node its mapped name
+ * (map(name), or the name itself when map gives none) names, wherever it
+ * is.  Returns the nodes matched.
+ */
+typedef const char *hier_map_fn(void *ctx, const char *name, size_t len);
+size_t hier_match_mapped(struct hier *target, struct hier *golden, hier_map_fn *map, void *ctx);
+
+/*
  * Graph.paging_by_micro_step: with construct.json's Megatron form, each
  * node's micro step is the one it gives (parameters_grad nodes none) and
  * the count is micro_step_num + 1.  Otherwise, walking the root's
