@@ -11,7 +11,9 @@
 #include "../lib/records/lines.h"
 #include "../lib/records/output.h"
 
+#include <errno.h>
 #include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 
 enum { OPT_FORMAT = 256, OPT_FUZZY, OPT_OVERFLOW, OPT_MAPPING };
@@ -59,9 +61,26 @@ static const char *format_of(const char *output)
 	return "html";
 }
 
+static int emit_file(void *ctx, const char *p, size_t n)
+{
+	return fwrite(p, 1, n, ctx) == n ? 0 : -1;
+}
+
+static int emit_stdout(void *ctx, const char *p, size_t n)
+{
+	(void)ctx;
+	output_write(p, n); /* dies on a failure */
+	return 0;
+}
+
+static int write_document(const struct graph_set *g, const char *format, const struct graph_out *o)
+{
+	return !strcmp(format, "json") ? graph_write_json(g, o) : graph_write_html(g, o);
+}
+
 int main(int argc, char **argv)
 {
-	struct strbuf doc = STRBUF_INIT, err = STRBUF_INIT;
+	struct strbuf err = STRBUF_INIT;
 	struct line_reader *lr;
 	struct line_sink sink;
 	struct graph_options go = { false, false, NULL };
@@ -123,24 +142,33 @@ int main(int argc, char **argv)
 	if (!strcmp(format, "visdb")) {
 		if (graph_write_visdb(g, output, &err) < 0)
 			die("%s", err.buf);
-	} else {
-		if (!strcmp(format, "json"))
-			graph_write_json(g, &doc);
-		else
-			graph_write_html(g, &doc);
-		if (output && strcmp(output, "-")) {
-			if (partial_write_file(output, doc.buf, doc.len, &err) < 0)
-				die("%s", err.buf);
-		} else {
-			output_init();
-			output_discard_on_failure();
-			output_write(doc.buf, doc.len);
-			output_close();
+	} else if (output && strcmp(output, "-")) {
+		struct partial *part;
+		FILE *f = partial_fopen(output, &part, &err);
+		struct graph_out o = { emit_file, NULL };
+		if (!f)
+			die("%s", err.buf);
+		o.ctx = f;
+		if (write_document(g, format, &o) < 0 || fflush(f) || ferror(f)) {
+			fclose(f);
+			partial_drop(part);
+			die("cannot write %s: %s", output, strerror(errno));
 		}
+		if (fclose(f)) {
+			partial_drop(part);
+			die("cannot write %s: %s", output, strerror(errno));
+		}
+		if (partial_commit(part, &err) < 0)
+			die("%s", err.buf);
+	} else {
+		struct graph_out o = { emit_stdout, NULL };
+		output_init();
+		output_discard_on_failure();
+		write_document(g, format, &o);
+		output_close();
 	}
 	graph_free(g);
 	yamlmap_release(&mapping);
-	strbuf_release(&doc);
 	strbuf_release(&err);
 	return PROBE_OK;
 }

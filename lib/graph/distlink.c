@@ -320,7 +320,7 @@ static void link_step(struct grun **runs, size_t n, bool golden, bool overflow)
 {
 	struct crank *ranks = xcalloc(n + 1, sizeof(*ranks));
 	struct arena a = ARENA_INIT;
-	struct strbuf tmp = STRBUF_INIT;
+	struct strbuf tmp = STRBUF_INIT, in = STRBUF_INIT, out = STRBUF_INIT;
 	for (size_t k = 0; k < n; k++) {
 		struct grun *r = runs[k];
 		const struct hier *h = golden ? &r->gh : &r->th;
@@ -344,7 +344,10 @@ static void link_step(struct grun **runs, size_t n, bool golden, bool overflow)
 			c->overflow = j[i].overflow;
 			c->api = dot + 1;
 			c->api_len = end ? (size_t)(end - dot - 1) : nd->name_len - (size_t)(dot + 1 - nd->name);
-			c->input = pyval_from_text(j[i].input, strlen(j[i].input), 0, &a);
+			strbuf_reset(&in);
+			strbuf_reset(&out);
+			graph_node_data(r, golden, i, &in, &out);
+			c->input = pyval_from_text(in.buf, in.len, 0, &a);
 		}
 		key_nodes(cr, &tmp);
 	}
@@ -375,6 +378,8 @@ static void link_step(struct grun **runs, size_t n, bool golden, bool overflow)
 	free(ranks);
 	arena_release(&a);
 	strbuf_release(&tmp);
+	strbuf_release(&in);
+	strbuf_release(&out);
 }
 
 void graph_link_ranks(struct graph_set *g)

@@ -31,13 +31,9 @@ struct graph_set *graph_new(const struct graph_options *o)
 static void run_release(struct grun *r)
 {
 	for (size_t i = 0; r->tj && i < r->th.n; i++) {
-		free(r->tj[i].input);
-		free(r->tj[i].output);
 		free(r->tj[i].distributed);
 	}
 	for (size_t i = 0; r->gj && i < r->gh.n; i++) {
-		free(r->gj[i].input);
-		free(r->gj[i].output);
 		free(r->gj[i].distributed);
 	}
 	free(r->tj);
@@ -426,6 +422,20 @@ static bool ignored_precision(const char *name)
 	return false;
 }
 
+void graph_node_data(const struct grun *r, bool golden, uint32_t i, struct strbuf *in, struct strbuf *out)
+{
+	const struct hier *h = golden ? &r->gh : &r->th, *other = golden ? &r->th : &r->gh;
+	const struct hier_node *n = &h->nodes[i];
+	const struct gdata *d = golden ? &r->gd : &r->td;
+	const struct gentry *e = gdata_entry(d, n->name, n->name_len), *ge = NULL;
+	struct lookup_ctx lc = { r };
+	bool compare = !golden && r->gdump, matched = n->match >= 0;
+	double worst;
+	if (compare && matched)
+		ge = gdata_entry(&r->gd, other->nodes[n->match].name, other->nodes[n->match].name_len);
+	gdata_render(d, e, compare ? &r->gd : NULL, ge, compare && matched, lookup_row, &lc, in, out, &worst);
+}
+
 static int64_t stack_index(struct grun *r, int side, const char *text, size_t len, struct strmap *ids)
 {
 	bool created;
@@ -456,11 +466,10 @@ static void judge_side(struct grun *r, int side, enum gdata_mode mode, const str
 		bool matched = n->match >= 0;
 		if (compare && matched)
 			ge = gdata_entry(&r->gd, other->nodes[n->match].name, other->nodes[n->match].name_len);
+		/* rendered here for the worst Result, and again by the writers (graph_node_data) */
 		strbuf_reset(&in);
 		strbuf_reset(&out);
 		gdata_render(d, e, compare ? &r->gd : NULL, ge, compare && matched, lookup_row, &lc, &in, &out, &worst);
-		j[i].input = strbuf_detach(&in, NULL);
-		j[i].output = strbuf_detach(&out, NULL);
 		j[i].precision = -1;
 		if (compare && matched && e) {
 			/* no Result known for any of its rows (none paired in the records): none claimed */
@@ -657,6 +666,16 @@ const char *graph_task(const struct graph_set *g)
 	return g->mode == GDATA_TENSOR ? "all" : g->mode == GDATA_MD5 ? "md5" : "summary";
 }
 
+bool gsink_flush(struct gsink *s, size_t threshold)
+{
+	if (s->err || s->buf.len <= threshold)
+		return !s->err;
+	if (s->o->emit(s->o->ctx, s->buf.buf, s->buf.len) < 0)
+		s->err = -1;
+	strbuf_reset(&s->buf);
+	return !s->err;
+}
+
 /* ---- NDJSON ----------------------------------------------------------------------------- */
 
 static const char *op_name(enum hier_op op)
@@ -685,8 +704,9 @@ static const char *precision_level(double p, bool matched, bool compare)
 	return p >= 0.6 ? "error" : p >= 0.3 ? "warning" : "pass";
 }
 
-static void json_side(const struct grun *r, bool golden, struct strbuf *out)
+static void json_side(const struct grun *r, bool golden, struct gsink *sink)
 {
+	struct strbuf *out = &sink->buf;
 	const struct hier *h = golden ? &r->gh : &r->th, *o = golden ? &r->th : &r->gh;
 	const struct gjudge *j = golden ? r->gj : r->tj;
 	for (size_t k = 0; k < h->nsorted; k++) {
@@ -756,18 +776,26 @@ static void json_side(const struct grun *r, bool golden, struct strbuf *out)
 		strbuf_addstr(out, ",\"stack\":");
 		strbuf_addstr(out, r->stacks[golden][j[i].stack]);
 		strbuf_addstr(out, ",\"input_data\":");
-		strbuf_addstr(out, j[i].input);
+		strbuf_reset(&sink->scratch);
+		graph_node_data(r, golden, i, out, &sink->scratch);
 		strbuf_addstr(out, ",\"output_data\":");
-		strbuf_addstr(out, j[i].output);
+		strbuf_addbuf(out, &sink->scratch);
 		strbuf_addstr(out, "}\n");
+		if (!gsink_flush(sink, 1 << 20))
+			return;
 	}
 }
 
-void graph_write_json(const struct graph_set *g, struct strbuf *out)
+int graph_write_json(const struct graph_set *g, const struct graph_out *o)
 {
-	for (size_t i = 0; i < g->n; i++) {
-		json_side(&g->runs[i], false, out);
-		if (g->runs[i].gdump)
-			json_side(&g->runs[i], true, out);
+	struct gsink sink = { STRBUF_INIT, STRBUF_INIT, o, 0 };
+	for (size_t i = 0; i < g->n && !sink.err; i++) {
+		json_side(&g->runs[i], false, &sink);
+		if (g->runs[i].gdump && !sink.err)
+			json_side(&g->runs[i], true, &sink);
 	}
+	gsink_flush(&sink, 0);
+	strbuf_release(&sink.buf);
+	strbuf_release(&sink.scratch);
+	return sink.err;
 }

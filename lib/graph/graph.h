@@ -47,12 +47,18 @@ struct line_sink graph_sink(struct graph_set *g);
 
 /*
  * Writers, after the input ended (the sink's finish built the graphs).
- * graph_write_json: one record per node; graph_write_html: the page;
+ * graph_write_json: one record per node; graph_write_html: the page; both
+ * hand their bytes to o->emit a megabyte or so at a time (the document is
+ * never held whole);
  * graph_write_visdb: msprobe's vis.db at path, written whole or not at
  * all (0, or PROBE_ERR with the message).
  */
-void graph_write_json(const struct graph_set *g, struct strbuf *out);
-void graph_write_html(const struct graph_set *g, struct strbuf *out);
+struct graph_out {
+	int (*emit)(void *ctx, const char *p, size_t n); /* 0, or -1 to stop (the writer then returns -1) */
+	void *ctx;
+};
+int graph_write_json(const struct graph_set *g, const struct graph_out *o);
+int graph_write_html(const struct graph_set *g, const struct graph_out *o);
 int graph_write_visdb(const struct graph_set *g, const char *path, struct strbuf *err);
 
 #endif

@@ -37,7 +37,6 @@ struct gjudge {
 	int64_t stack;           /* index into its side's stack texts */
 	const char *overflow;    /* msprobe's overflow level (-oc), or NULL */
 	char *distributed;       /* matched_distributed (distlink.c), or NULL for {} */
-	char *input, *output;    /* input_data, output_data (JSON objects) */
 };
 
 struct grun {
@@ -49,7 +48,7 @@ struct grun {
 	struct arena arena;
 	bool built;
 	struct hier th, gh;
-	struct gdata td, gd;
+	struct gdata td, gd;      /* the leaves, rendered by graph_node_data() */
 	struct gjudge *tj, *gj;   /* per node of th, gh */
 	size_t micro_steps;
 	int64_t first;            /* the target node of the first divergence, -1 */
@@ -73,6 +72,19 @@ struct graph_set {
 	bool overflow;            /* msprobe's -oc: overflow levels */
 	const struct yamlmap *mapping; /* borrowed, or NULL */
 };
+
+/* A writer's buffer, handed to a graph_out as it fills. */
+struct gsink {
+	struct strbuf buf;
+	struct strbuf scratch;    /* for the writer's own use */
+	const struct graph_out *o;
+	int err;
+};
+/* Emit what buf holds once it is over threshold bytes (0: always); false once emitting failed. */
+bool gsink_flush(struct gsink *s, size_t threshold);
+
+/* A node's input_data and output_data (JSON objects) appended to in and out. */
+void graph_node_data(const struct grun *r, bool golden, uint32_t node, struct strbuf *in, struct strbuf *out);
 
 /* "NPU" or "Bench" graph id: {source}_{step}_{rank}. */
 void graph_id(const struct grun *r, bool golden, struct strbuf *out);

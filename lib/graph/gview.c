@@ -12,21 +12,42 @@
 
 extern const char graph_view_html[], graph_view_css[], graph_view_js[];
 
-/* JSON text that may sit inside a <script> element: every "</" written "<\/". */
-static void add_script_safe(struct strbuf *out, const char *s, size_t n)
+/*
+ * The data as it fills: JSON that may sit inside a <script> element, every
+ * "</" written "<\\/".  Unless all, only once over a megabyte, and the text
+ * handed on ends before a final '<' (no pair is split between two flushes).
+ */
+static void flush_safe_text(struct gsink *sink, bool all)
 {
-	for (size_t i = 0; i < n; i++) {
+	struct strbuf out = STRBUF_INIT;
+	const char *s = sink->buf.buf;
+	size_t n = sink->buf.len, keep;
+	if (!all && n < (1 << 20))
+		return;
+	keep = !all && n && s[n - 1] == '<';
+	for (size_t i = 0; i + keep < n; i++) {
 		if (s[i] == '<' && i + 1 < n && s[i + 1] == '/') {
-			strbuf_addstr(out, "<\\/");
+			strbuf_addstr(&out, "<\\/");
 			i++;
 			continue;
 		}
-		strbuf_addch(out, s[i]);
+		strbuf_addch(&out, s[i]);
 	}
+	if (!sink->err && out.len && sink->o->emit(sink->o->ctx, out.buf, out.len) < 0)
+		sink->err = -1;
+	strbuf_release(&out);
+	memmove(sink->buf.buf, s + n - keep, keep);
+	strbuf_setlen(&sink->buf, keep);
 }
 
-static void side_nodes(struct strbuf *d, const struct grun *r, bool golden, size_t stack_base)
+static void flush_safe(struct gsink *sink)
 {
+	flush_safe_text(sink, false);
+}
+
+static void side_nodes(struct gsink *sink, const struct grun *r, bool golden, size_t stack_base)
+{
+	struct strbuf *d = &sink->buf;
 	const struct hier *h = golden ? &r->gh : &r->th;
 	const struct gjudge *j = golden ? r->gj : r->tj;
 	strbuf_addstr(d, "{\"label\":");
@@ -62,16 +83,19 @@ static void side_nodes(struct strbuf *d, const struct grun *r, bool golden, size
 			strbuf_addstr(d, j[i].distributed);
 		}
 		strbuf_addf(d, ",\"st\":%lld,\"in\":", (long long)stack_base + (long long)j[i].stack);
-		strbuf_addstr(d, j[i].input ? j[i].input : "{}");
+		strbuf_reset(&sink->scratch);
+		graph_node_data(r, golden, (uint32_t)i, d, &sink->scratch);
 		strbuf_addstr(d, ",\"out\":");
-		strbuf_addstr(d, j[i].output ? j[i].output : "{}");
+		strbuf_addbuf(d, &sink->scratch);
 		strbuf_addch(d, '}');
+		flush_safe(sink);
 	}
 	strbuf_addstr(d, "]}");
 }
 
-static void graph_json(struct strbuf *d, const struct grun *r)
+static void graph_json(struct gsink *sink, const struct grun *r)
 {
+	struct strbuf *d = &sink->buf;
 	uint32_t *div;
 	size_t ndiv = 0;
 	strbuf_addstr(d, "{\"rank\":");
@@ -89,10 +113,10 @@ static void graph_json(struct strbuf *d, const struct grun *r)
 		strbuf_release(&l);
 	}
 	strbuf_addstr(d, ",\"target\":");
-	side_nodes(d, r, false, 0);
+	side_nodes(sink, r, false, 0);
 	strbuf_addstr(d, ",\"golden\":");
 	if (r->gdump)
-		side_nodes(d, r, true, r->nstacks[0]);
+		side_nodes(sink, r, true, r->nstacks[0]);
 	else
 		strbuf_addstr(d, "null");
 	strbuf_addstr(d, ",\"stacks\":[");
@@ -118,53 +142,73 @@ static void graph_json(struct strbuf *d, const struct grun *r)
 	strbuf_addstr(d, "]}");
 }
 
-/* view.html up to (not including) the line holding marker, from *pos; *pos moves past that line. */
-static void copy_until(struct strbuf *out, const char **pos, const char *marker)
+/* Where marker starts in the page from pos (the end of the page when it has none). */
+static const char *marker(const char *pos, const char *name)
 {
-	const char *m = strstr(*pos, marker);
-	if (!m) {
-		strbuf_addstr(out, *pos);
-		*pos += strlen(*pos);
-		return;
-	}
-	strbuf_add(out, *pos, (size_t)(m - *pos));
-	m += strlen(marker);
-	if (*m == '\n')
-		m++;
-	*pos = m;
+	const char *m = strstr(pos, name);
+	return m ? m : pos + strlen(pos);
 }
 
-void graph_write_html(const struct graph_set *g, struct strbuf *out)
+/* Just past the marker's line. */
+static const char *after_marker(const char *m, const char *name)
 {
-	const char *pos = graph_view_html;
-	struct strbuf d = STRBUF_INIT;
-	strbuf_addstr(&d, "{\"tool\":\"probe-graph\",\"version\":1,\"mode\":");
-	jsonw_str(&d, !g->two_runs ? "build" : g->mode == GDATA_TENSOR ? "tensor" : g->mode == GDATA_MD5 ? "md5" : "statistics");
-	strbuf_addstr(&d, ",\"first_rank\":");
+	if (!*m)
+		return m;
+	m += strlen(name);
+	return *m == '\n' ? m + 1 : m;
+}
+
+static void emit_text(struct gsink *sink, const char *p, size_t n)
+{
+	if (!sink->err && n && sink->o->emit(sink->o->ctx, p, n) < 0)
+		sink->err = -1;
+}
+
+int graph_write_html(const struct graph_set *g, const struct graph_out *o)
+{
+	const char *pos = graph_view_html, *m;
+	struct gsink sink = { STRBUF_INIT, STRBUF_INIT, o, 0 };
+	struct strbuf *d = &sink.buf;
+	int ret;
+
+	m = marker(pos, "@CSS@");
+	emit_text(&sink, pos, (size_t)(m - pos));
+	emit_text(&sink, "<style>\n", 8);
+	emit_text(&sink, graph_view_css, strlen(graph_view_css));
+	emit_text(&sink, "</style>\n", 9);
+	pos = after_marker(m, "@CSS@");
+	m = marker(pos, "@DATA@");
+	emit_text(&sink, pos, (size_t)(m - pos));
+	pos = after_marker(m, "@DATA@");
+	static const char open_data[] = "<script id=\"probe-graph-data\" type=\"application/json\">";
+	emit_text(&sink, open_data, strlen(open_data));
+
+	strbuf_addstr(d, "{\"tool\":\"probe-graph\",\"version\":1,\"mode\":");
+	jsonw_str(d, !g->two_runs ? "build" : g->mode == GDATA_TENSOR ? "tensor" : g->mode == GDATA_MD5 ? "md5" : "statistics");
+	strbuf_addstr(d, ",\"first_rank\":");
 	if (g->started_rank >= 0)
-		strbuf_addi(&d, g->started_rank);
+		strbuf_addi(d, g->started_rank);
 	else
-		strbuf_addstr(&d, "null");
-	strbuf_addstr(&d, ",\"graphs\":[");
+		strbuf_addstr(d, "null");
+	strbuf_addstr(d, ",\"graphs\":[");
 	for (size_t i = 0; i < g->n; i++) {
 		if (i)
-			strbuf_addch(&d, ',');
-		graph_json(&d, &g->runs[i]);
+			strbuf_addch(d, ',');
+		graph_json(&sink, &g->runs[i]);
 	}
-	strbuf_addstr(&d, "]}");
+	strbuf_addstr(d, "]}");
+	flush_safe_text(&sink, true);
 
-	copy_until(out, &pos, "@CSS@");
-	strbuf_addstr(out, "<style>\n");
-	strbuf_addstr(out, graph_view_css);
-	strbuf_addstr(out, "</style>\n");
-	copy_until(out, &pos, "@DATA@");
-	strbuf_addstr(out, "<script id=\"probe-graph-data\" type=\"application/json\">");
-	add_script_safe(out, d.buf, d.len);
-	strbuf_addstr(out, "</script>\n");
-	copy_until(out, &pos, "@JS@");
-	strbuf_addstr(out, "<script>\n");
-	strbuf_addstr(out, graph_view_js);
-	strbuf_addstr(out, "</script>\n");
-	strbuf_addstr(out, pos);
-	strbuf_release(&d);
+	emit_text(&sink, "</script>\n", 10);
+	m = marker(pos, "@JS@");
+	emit_text(&sink, pos, (size_t)(m - pos));
+	pos = after_marker(m, "@JS@");
+	emit_text(&sink, "<script>\n", 9);
+	emit_text(&sink, graph_view_js, strlen(graph_view_js));
+	emit_text(&sink, "</script>\n", 10);
+	emit_text(&sink, pos, strlen(pos));
+	ret = sink.err;
+	strbuf_release(&sink.buf);
+	strbuf_release(&sink.scratch);
+	return ret;
 }

@@ -91,7 +91,7 @@ static int insert_side(struct db *db, const struct graph_set *g, const struct gr
 	const struct hier *h = golden ? &r->gh : &r->th, *o = golden ? &r->th : &r->gh;
 	const struct gjudge *j = golden ? r->gj : r->tj;
 	const char *dir = golden ? r->gd.dump_data_dir : r->td.dump_data_dir;
-	struct strbuf gid = STRBUF_INIT, s = STRBUF_INIT;
+	struct strbuf gid = STRBUF_INIT, s = STRBUF_INIT, in = STRBUF_INIT, out = STRBUF_INIT;
 	int ret = 0;
 	graph_id(r, golden, &gid);
 	for (size_t k = 0; k < r->nstacks[golden] && !ret; k++) {
@@ -162,8 +162,11 @@ static int insert_side(struct db *db, const struct graph_set *g, const struct gr
 		bind_str(st, 13, "");
 		bind_str(st, 14, j[i].distributed ? j[i].distributed : "{}");
 		sqlite3_bind_int64(st, 15, 0);
-		bind_str(st, 16, j[i].input);
-		bind_str(st, 17, j[i].output);
+		strbuf_reset(&in);
+		strbuf_reset(&out);
+		graph_node_data(r, golden, i, &in, &out);
+		bind_text(st, 16, in.buf, in.len);
+		bind_text(st, 17, out.buf, out.len);
 		bind_str(st, 18, golden ? "Bench" : "NPU");
 		if (dir) {
 			strbuf_reset(&s);
@@ -181,6 +184,8 @@ static int insert_side(struct db *db, const struct graph_set *g, const struct gr
 	(void)g;
 	strbuf_release(&gid);
 	strbuf_release(&s);
+	strbuf_release(&in);
+	strbuf_release(&out);
 	return ret;
 }
 
