@@ -365,7 +365,7 @@ static int take_leaf(const struct dump_reader *r, const struct leaf *leaf, void 
 	it->n = 0;
 	if (obj)
 		for (const struct jnode *c = obj->child; c; c = c->next)
-			item_set_value(it, arena_memdupz(&d->arena, c->key, c->key_len), c, true);
+			item_set_value(it, c->key, c, true); /* (keys are NUL-terminated, and live as long as the item) */
 	if (leaf->p2p)
 		for (size_t i = 0; i < 5; i++) {
 			static const char *const keys[] = { "class_type", "op", "peer", "tag", "group_id" };
@@ -409,15 +409,18 @@ static int take_leaf(const struct dump_reader *r, const struct leaf *leaf, void 
 	d->entries[d->nentries - 1].count++;
 	g->key = arena_memdupz(&d->arena, full, full_len);
 	g->key_len = full_len;
-	g->row = arena_memdupz(&d->arena, leaf->name, strlen(leaf->name));
 	g->row_len = strlen(leaf->name);
+	/* the row name is the key but for a tensor file's: one copy when they agree */
+	g->row = g->row_len == full_len && !memcmp(full, leaf->name, full_len) ? g->key
+									  : arena_memdupz(&d->arena, leaf->name, g->row_len);
 	g->group = group_of(leaf->state);
 	g->output = strstr(g->key, ".output.") && !strstr(g->key, ".input.");
 	note_stats(g, obj, it);
 	{
 		struct pfield *rg = item_get(it, "requires_grad");
 		if (rg && rg->kind != PK_NONE)
-			g->requires_grad = arena_memdupz(&d->arena, rg->text.buf, rg->text.len);
+			g->requires_grad = !strcmp(rg->text.buf, "True") ? "True" : !strcmp(rg->text.buf, "False") ? "False"
+					   : arena_memdupz(&d->arena, rg->text.buf, rg->text.len);
 	}
 
 	/* format_node_data */

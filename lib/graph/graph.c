@@ -158,9 +158,11 @@ static void read_msprobe(struct grun *r, struct grow *row, const struct span *ms
 		if (span_key_is(&k, "mode", 4))
 			continue;
 		if (span_key_is(&k, "result", 6)) {
-			row->result = span_text(&r->arena, &v, tmp);
+			/* the usual ones shared, not copied per row */
+			row->result = span_str_eq(&v, "pass", 4) ? "pass" : span_str_eq(&v, "warning", 7) ? "warning"
+				    : span_str_eq(&v, "error", 5) ? "error" : span_text(&r->arena, &v, tmp);
 		} else if (span_key_is(&k, "err_message", 11)) {
-			row->err_message = err_list(&r->arena, &v, tmp);
+			row->err_message = v.kind == SPAN_ARRAY && v.n == 2 ? "[]" : err_list(&r->arena, &v, tmp);
 		} else if (v.kind == SPAN_STRING) {
 			strbuf_reset(&val);
 			if (span_string(&v, &val) < 0)
