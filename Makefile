@@ -84,6 +84,8 @@ $(BUILD)/%.o: %.c
 # probe-graph's page: view.html, view.css and view.js compiled in as three C strings.
 $(BUILD)/gen/graphview.c: $(GRAPH_VIEW) share/build/cstring.sh
 	@mkdir -p $(dir $@)
+	@if grep -qi -e '</script' -e '</style' lib/graph/view.js lib/graph/view.css; then \
+		echo "lib/graph/view.js or view.css holds </script or </style, which would end its element in the page" >&2; exit 1; fi
 	$(Q)sh share/build/cstring.sh graph_view_html lib/graph/view.html graph_view_css lib/graph/view.css \
 		graph_view_js lib/graph/view.js > $@.tmp && mv $@.tmp $@
 

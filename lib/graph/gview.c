@@ -12,6 +12,9 @@
 
 extern const char graph_view_html[], graph_view_css[], graph_view_js[];
 
+/* Nodes per script of leaves: one parses in a few milliseconds when the detail panel needs it. */
+#define LEAF_CHUNK 512
+
 /*
  * The data as it fills: JSON that may sit inside a <script> element, every
  * "</" written "<\\/".  Unless all, only once over a megabyte, and the text
@@ -82,12 +85,7 @@ static void side_nodes(struct gsink *sink, const struct grun *r, bool golden, si
 			strbuf_addstr(d, ",\"md\":");
 			strbuf_addstr(d, j[i].distributed);
 		}
-		strbuf_addf(d, ",\"st\":%lld,\"in\":", (long long)stack_base + (long long)j[i].stack);
-		strbuf_reset(&sink->scratch);
-		graph_node_data(r, golden, (uint32_t)i, d, &sink->scratch);
-		strbuf_addstr(d, ",\"out\":");
-		strbuf_addbuf(d, &sink->scratch);
-		strbuf_addch(d, '}');
+		strbuf_addf(d, ",\"st\":%lld}", (long long)stack_base + (long long)j[i].stack);
 		flush_safe(sink);
 	}
 	strbuf_addstr(d, "]}");
@@ -127,13 +125,14 @@ static void graph_json(struct gsink *sink, const struct grun *r)
 			strbuf_addstr(d, r->stacks[s][k]);
 		}
 	strbuf_addf(d, "],\"first\":%lld,\"diverging\":[", (long long)r->first);
-	/* the target's API nodes that differ, in execution order (node_order is post-order: APIs come in call order) */
+	/* in execution order (node_order is post-order: APIs come in call order) */
 	div = xcalloc(r->th.n + 1, sizeof(*div));
 	for (size_t k = 0; k < r->th.nsorted; k++) {
 		uint32_t i = r->th.sorted[k];
 		const char *v = r->tj[i].verdict;
-		if (r->th.nodes[i].op == HIER_API &&
-		    (!strcmp(v, "diff") || !strcmp(v, "first") || !strcmp(v, "propagated") || !strcmp(v, "received")))
+		/* the APIs that differ, and the node of the first divergence whatever it is */
+		if ((r->th.nodes[i].op == HIER_API && (!strcmp(v, "diff") || !strcmp(v, "propagated"))) ||
+		    !strcmp(v, "first") || !strcmp(v, "received"))
 			div[ndiv++] = i;
 	}
 	for (size_t k = 0; k < ndiv; k++)
@@ -164,6 +163,31 @@ static void emit_text(struct gsink *sink, const char *p, size_t n)
 		sink->err = -1;
 }
 
+/* The leaves of one side of graph k, LEAF_CHUNK nodes (in node index order) a script: [[input_data, output_data], ...]. */
+static void leaf_scripts(struct gsink *sink, const struct grun *r, size_t k, bool golden)
+{
+	const struct hier *h = golden ? &r->gh : &r->th;
+	struct strbuf *d = &sink->buf;
+	for (size_t c = 0; c * LEAF_CHUNK < h->n && !sink->err; c++) {
+		strbuf_addf(d, "<script type=\"application/json\" id=\"pg-leaves-%zu-%s-%zu\">[", k, golden ? "golden" : "target",
+			    c);
+		for (size_t i = c * LEAF_CHUNK; i < h->n && i < (c + 1) * LEAF_CHUNK; i++) {
+			if (i > c * LEAF_CHUNK)
+				strbuf_addch(d, ',');
+			strbuf_addch(d, '[');
+			strbuf_reset(&sink->scratch);
+			graph_node_data(r, golden, (uint32_t)i, d, &sink->scratch);
+			strbuf_addch(d, ',');
+			strbuf_addbuf(d, &sink->scratch);
+			strbuf_addch(d, ']');
+			flush_safe(sink);
+		}
+		/* the script's own tags are not escaped: they go out as they are */
+		flush_safe_text(sink, true);
+		emit_text(sink, "]</script>\n", 11);
+	}
+}
+
 int graph_write_html(const struct graph_set *g, const struct graph_out *o)
 {
 	const char *pos = graph_view_html, *m;
@@ -183,7 +207,7 @@ int graph_write_html(const struct graph_set *g, const struct graph_out *o)
 	static const char open_data[] = "<script id=\"probe-graph-data\" type=\"application/json\">";
 	emit_text(&sink, open_data, strlen(open_data));
 
-	strbuf_addstr(d, "{\"tool\":\"probe-graph\",\"version\":1,\"mode\":");
+	strbuf_addf(d, "{\"tool\":\"probe-graph\",\"version\":1,\"leaf_chunk\":%d,\"mode\":", LEAF_CHUNK);
 	jsonw_str(d, !g->two_runs ? "build" : g->mode == GDATA_TENSOR ? "tensor" : g->mode == GDATA_MD5 ? "md5" : "statistics");
 	strbuf_addstr(d, ",\"first_rank\":");
 	if (g->started_rank >= 0)
@@ -198,8 +222,13 @@ int graph_write_html(const struct graph_set *g, const struct graph_out *o)
 	}
 	strbuf_addstr(d, "]}");
 	flush_safe_text(&sink, true);
-
 	emit_text(&sink, "</script>\n", 10);
+	for (size_t i = 0; i < g->n && !sink.err; i++) {
+		leaf_scripts(&sink, &g->runs[i], i, false);
+		if (g->runs[i].gdump)
+			leaf_scripts(&sink, &g->runs[i], i, true);
+	}
+
 	m = marker(pos, "@JS@");
 	emit_text(&sink, pos, (size_t)(m - pos));
 	pos = after_marker(m, "@JS@");

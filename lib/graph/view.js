@@ -24,7 +24,11 @@
  *     "why": reason, "where": the user's own line or "", "st": stack index or -1,
  *     "md": msprobe's matched_distributed {"communications_type", "nodes_info": {rank: [index, node]}} (absent: none),
  *     "in": [[leaf name, {field: string}], ...], "out": [[leaf name, {field: string}], ...] }
- *     (or each as an object {leaf name: {field: string}}, msprobe's input_data form, made lists on load)
+ *     (or each as an object {leaf name: {field: string}}, msprobe's input_data form); without them on the
+ *     node, they are in a script of their own per "leaf_chunk" nodes (top level: the chunk size):
+ *     a script element of type application/json and id pg-leaves-GRAPH-SIDE-CHUNK holding [[in, out], ...],
+ *     GRAPH the graph's index, SIDE target or golden, CHUNK floor(node index / leaf_chunk), parsed when
+ *     first needed
  *   Target and golden leaves of a matched pair line up by position in "in" and in "out".
  *   Every field but n, p and c may be missing: a missing one reads as its "none".
  *   On the golden side a missing or empty v / pi reads as its matched target node's.
@@ -70,7 +74,8 @@
 		sel: null,            /* {side, index} */
 		active: 'target',     /* the tree the keys act on */
 		filter: { diverging: false, unmatched: false, overflow: '' },
-		search: { text: '', hits: [], pos: -1 }
+		search: { text: '', hits: [], pos: -1 },
+		leafCache: {}         /* "graph-side-chunk" -> the chunk's parsed leaves */
 	};
 	var $ = function (id) { return document.getElementById(id); };
 
@@ -134,17 +139,24 @@
 		if (!script) throw new Error('probe-graph: no data in the page');
 		var d = JSON.parse(script.textContent);
 		if (!d || d.tool !== 'probe-graph' || !Array.isArray(d.graphs)) throw new Error('probe-graph: the data is not probe-graph\'s');
-		d.graphs.forEach(function (g) { [g.target, g.golden].forEach(leavesAsLists); });
 		return d;
 	}
 
-	/* "in" and "out" may come as objects {leaf: fields} (msprobe's input_data form): made [[leaf, fields], ...]. */
-	function leavesAsLists(sd) {
-		if (!sd) return;
-		sd.nodes.forEach(function (nd) {
-			if (nd.in && !Array.isArray(nd.in)) nd.in = Object.entries(nd.in);
-			if (nd.out && !Array.isArray(nd.out)) nd.out = Object.entries(nd.out);
-		});
+	/* A node's leaves as lists [[leaf, fields], ...]: from the node itself, or from its chunk's script, parsed once. */
+	function asList(x) { return !x ? [] : Array.isArray(x) ? x : Object.entries(x); }
+	function leavesOf(side, i) {
+		var n = nodeOf(side, i);
+		if (!n) return { in: [], out: [] };
+		if (n.in || n.out) return { in: asList(n.in), out: asList(n.out) };
+		var size = data.leaf_chunk, c = size ? Math.floor(i / size) : -1, key = S.g + '-' + side + '-' + c;
+		if (c < 0) return { in: [], out: [] };
+		var chunk = S.leafCache[key];
+		if (!chunk) {
+			var script = $('pg-leaves-' + key);
+			chunk = S.leafCache[key] = script ? JSON.parse(script.textContent) : [];
+		}
+		var pair = chunk[i - c * size] || [{}, {}];
+		return { in: asList(pair[0]), out: asList(pair[1]) };
 	}
 
 	function makeSide(name, sd) {
@@ -597,8 +609,8 @@
 		table.appendChild(body);
 		return table;
 	}
-	function leafSection(kind, title, tn, gn, hasGolden) {
-		var tl = (tn && tn[kind]) || [], gl = (gn && gn[kind]) || [], n = Math.max(tl.length, gl.length);
+	function leafSection(kind, title, tleaves, gleaves, hasGolden) {
+		var tl = (tleaves && tleaves[kind]) || [], gl = (gleaves && gleaves[kind]) || [], n = Math.max(tl.length, gl.length);
 		var sec = el('section', { cls: 'leaves', 'data-kind': kind }, [el('h4', { text: title + ' (' + n + ')' })]);
 		for (var k = 0; k < Math.min(n, MAX_LEAVES); k++) sec.appendChild(leafTable(kind, k, tl[k], gl[k], hasGolden));
 		if (n > MAX_LEAVES) sec.appendChild(el('p', { cls: 'more', text: '\u2026 ' + (n - MAX_LEAVES) + ' more not shown' }));
@@ -642,8 +654,9 @@
 			n.md && n.md.nodes_info ? ['linked ranks', rankLinks(side, n)] : null
 		]));
 		if (why) box.appendChild(el('div', { cls: 'why', text: why }));
-		box.appendChild(leafSection('in', 'inputs', tn, gn, !S.build));
-		box.appendChild(leafSection('out', 'outputs', tn, gn, !S.build));
+		var tleaves = tn ? leavesOf('target', ti) : null, gleaves = gn ? leavesOf('golden', gi) : null;
+		box.appendChild(leafSection('in', 'inputs', tleaves, gleaves, !S.build));
+		box.appendChild(leafSection('out', 'outputs', tleaves, gleaves, !S.build));
 		box.appendChild(stackSection(tn || n, gn));
 	}
 
@@ -846,6 +859,7 @@
 			graphIndex: function () { return S.g; },
 			setGraph: setGraph,
 			goToRank: goToRank,
+			leaves: leavesOf,
 			setColorMode: setColorMode,
 			setFilter: setFilter,
 			colorMode: function () { return S.mode; }

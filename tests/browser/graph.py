@@ -24,10 +24,11 @@ DETAIL = """function () {
 	var pg = window.probeGraph, s = pg.selected(), d = document.getElementById('detail');
 	if (!s) return {error: 'nothing selected'};
 	var g = pg.data.graphs[pg.graphIndex()], t = s.side === 'target' ? s.index : pg.partner(s.side, s.index);
-	var tn = g.target.nodes[t], gn = g.golden && tn.m >= 0 ? g.golden.nodes[tn.m] : null, want = null;
+	var tn = g.target.nodes[t], want = null;
+	var tl = pg.leaves('target', t), gls = g.golden && tn.m >= 0 ? pg.leaves('golden', tn.m) : null;
 	['in', 'out'].forEach(function (kind) {
-		(tn[kind] || []).forEach(function (leaf, k) {
-			var gl = gn && gn[kind] && gn[kind][k];
+		tl[kind].forEach(function (leaf, k) {
+			var gl = gls && gls[kind][k];
 			if (!want && leaf[1].Max !== undefined && gl && gl[1].Max !== undefined)
 				want = {kind: kind, k: k, leaf: leaf[0], t: String(leaf[1].Max), g: String(gl[1].Max)};
 		});
@@ -66,7 +67,8 @@ ONLY_DIVERGING = """function () {
 	var differs = { first: 1, diff: 1, propagated: 1, received: 1 }, list = g.diverging.slice();
 	nodes.forEach(function (nd, i) { if (differs[nd.v]) list.push(i); });
 	list.forEach(function (i) { div[i] = 1; for (var j = nodes[i].p; j >= 0; j = nodes[j].p) anc[j] = 1; });
-	var bad = pg.visibleNames('target').filter(function (name) { var i = pg.find('target', name); return !div[i] && !anc[i] && !(nodes[i].pi >= 1); });
+	var sel = pg.selected(), keep = sel && sel.side === 'target' ? sel.index : -1; /* the selection stays in view */
+	var bad = pg.visibleNames('target').filter(function (name) { var i = pg.find('target', name); return i !== keep && !div[i] && !anc[i] && !(nodes[i].pi >= 1); });
 	return {rows: pg.visibleNames('target').length, bad: bad.length};
 }"""
 
