@@ -103,6 +103,24 @@ measure "stage-first:$label" "$bytes" "'$bin/probe-first' '$tmp/pairs.ndjson' ||
 "$bin/probe-metric" "$tmp/pairs.ndjson" > "$tmp/metric.ndjson"
 measure "stage-plot-svg:$label" "$bytes" "'$bin/probe-plot' '$tmp/metric.ndjson'"
 measure "stage-plot-html:$label" "$bytes" "'$bin/probe-plot' --format html '$tmp/metric.ndjson'"
+# probe-graph on the same records (make-big-pair.py writes no construct.json: bench/big-construct.py does)
+case $label in
+big*) [ -f "$last/target/step0/rank0/construct.json" ] || python3 "$top/bench/big-construct.py" "${label#big}" "$last" ;;
+esac
+RUNS_SAVED=$runs; runs=$(( runs < 3 ? runs : 3 ))
+measure "stage-graph-html:$label" "$bytes" "'$bin/probe-graph' -o '$tmp/graph.html' '$tmp/metric.ndjson'"
+measure "stage-graph-visdb:$label" "$bytes" "'$bin/probe-graph' -o '$tmp/graph.vis.db' '$tmp/metric.ndjson'"
+runs=$RUNS_SAVED
+browser=$(command -v chromium-headless-shell || command -v chromium || true)
+if [ -n "$browser" ]; then
+	# the page's time to interactive in headless Chromium, and its size
+	python3 "$top/tests/browser/page_ready.py" "$tmp/graph.html" |
+		jq -c --arg f "graph-page-ready:$label" --arg c "$commit" --arg d "$stamp" \
+			'{figure: $f, median_s: (.ready_ms / 1000), min_s: (.ready_ms / 1000), max_s: (.ready_ms / 1000), runs: 1,
+			  bytes: .bytes, mb_per_s: (.bytes / 1e6 / (.ready_ms / 1000)), peak_kb: 0, commit: $c, date: $d}' >> "$results"
+else
+	echo "bench: no chromium-headless-shell: the page's time to interactive is left out" >&2
+fi
 measure "pipeline-csv:$label" "$bytes" "'$bin/probe-flatten' -q '$last/target' | '$bin/probe-match' '$last/golden' | '$bin/probe-metric' --csv"
 measure "pipeline-ndjson:$label" "$bytes" "'$bin/probe-flatten' -q '$last/target' | '$bin/probe-match' '$last/golden' | '$bin/probe-metric'"
 rm -rf "$tmp"
@@ -172,6 +190,9 @@ jq -rs '
 echo
 echo "the compare pipeline (msprobe compare on this pair, this machine: 256 s, 4.7 GB peak, per design.md):"
 jq -r 'select(.figure | test("^(stage|pipeline)")) | "  \(.figure): \(.median_s) s (min \(.min_s), max \(.max_s)), peak \(.peak_kb / 1024 | floor) MB, \(256 / .median_s | floor)x faster than msprobe"' "$results"
+echo
+echo "probe-graph (the hierarchy of both runs; msprobe graph_visualize not measured here):"
+jq -r 'select(.figure | test("graph")) | if (.figure | startswith("graph-page-ready")) then "  \(.figure): the page (\(.bytes / 1e6 | floor) MB) ready in headless Chromium after \(.median_s) s" else "  \(.figure): \(.median_s) s (min \(.min_s), max \(.max_s)), peak \(.peak_kb / 1024 | floor) MB" end' "$results"
 echo
 echo "tensor metrics (GB/s of tensor data, target + golden; read-once: cat of the same files from the page cache):"
 jq -rs '
