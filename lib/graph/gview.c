@@ -28,13 +28,20 @@ static void flush_safe_text(struct gsink *sink, bool all)
 	if (!all && n < (1 << 20))
 		return;
 	keep = !all && n && s[n - 1] == '<';
-	for (size_t i = 0; i + keep < n; i++) {
-		if (s[i] == '<' && i + 1 < n && s[i + 1] == '/') {
+	for (size_t i = 0; i + keep < n;) {
+		const char *lt = memchr(s + i, '<', n - keep - i);
+		size_t run = lt ? (size_t)(lt - s) - i : n - keep - i;
+		strbuf_add(&out, s + i, run);
+		i += run;
+		if (i + keep >= n)
+			break;
+		if (i + 1 < n && s[i + 1] == '/') {
 			strbuf_addstr(&out, "<\\/");
+			i += 2;
+		} else {
+			strbuf_addch(&out, '<');
 			i++;
-			continue;
 		}
-		strbuf_addch(&out, s[i]);
 	}
 	if (!sink->err && out.len && sink->o->emit(sink->o->ctx, out.buf, out.len) < 0)
 		sink->err = -1;

@@ -94,7 +94,7 @@ fuzz_one() { # name
 	mkdir -p "$out/artifacts/$n"
 	start=$(date +%s)
 	dict=tests/fuzz/dict/$n.dict
-	case $n in construct|hier) dict=tests/fuzz/dict/stack.dict ;; esac
+	case $n in construct|hier) dict=tests/fuzz/dict/stack.dict ;; graphdata) dict=tests/fuzz/dict/dump.dict ;; esac
 	extra=
 	case $n in npy|yaml|construct|hier|stack) extra=-max_len=4096 ;; esac
 	"$out/bin/fuzz_$n" -fork=1 -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1 \

@@ -64,7 +64,7 @@ json)
 		add_prefixed 003 "$tmp/s"
 	done
 	;;
-dump)
+dump|graphdata)
 	files \( -name 'dump.json' -o -name 'debug.json' -o -name 'kinds.json' -o -name 'saved.json' \
 		-o -name 'golden.json' -o -name 'target.json' \) | while IFS= read -r f; do
 		add "$f"
