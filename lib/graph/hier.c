@@ -2,6 +2,7 @@
 #include "../core/msg.h"
 #include "../core/source.h"
 #include "../core/xalloc.h"
+#include "../msprobe/naming.h"
 #include "../json/json.h"
 
 #define ROOT_NAME "DefaultModel"
@@ -526,15 +527,6 @@ static bool recomputed_by_stack(const struct stack *st)
 	return yes;
 }
 
-static bool all_digits(const char *s, size_t n)
-{
-	if (!n)
-		return false;
-	for (size_t i = 0; i < n; i++)
-		if (s[i] < '0' || s[i] > '9')
-			return false;
-	return true;
-}
 
 /* The dotted segments of a name: their starts and lengths (at most max). */
 static size_t segments(const char *name, size_t len, const char **seg, size_t *seg_len, size_t max)
@@ -559,9 +551,9 @@ static bool recompute_name(const char **seg, const size_t *seg_len, size_t n)
 	if (n > 7)
 		return true;
 	if (n == 7)
-		return !(all_digits(seg[1], seg_len[1]) && all_digits(seg[3], seg_len[3]));
+		return !(naming_all_digits(seg[1], seg_len[1]) && naming_all_digits(seg[3], seg_len[3]));
 	if (n == 6)
-		return !all_digits(seg[1], seg_len[1]);
+		return !naming_all_digits(seg[1], seg_len[1]);
 	return false;
 }
 

@@ -1,6 +1,6 @@
 #include "naming.h"
 
-static bool all_digits(const char *s, size_t n)
+bool naming_all_digits(const char *s, size_t n)
 {
 	if (!n)
 		return false;
@@ -61,8 +61,8 @@ void naming_parse_entry(const char *name, size_t len, struct entry_name *out)
 			out->dir = d == 0 ? DIR_FORWARD : DIR_BACKWARD;
 			out->base_len = (dot2 == len || !second) ? 0 : dot2;
 			out->cd_start = second ? (size_t)(second - name) : 0;
-			out->head_digits = second && all_digits(second, second_len);
-			out->tail_digits = all_digits(last, last_len);
+			out->head_digits = second && naming_all_digits(second, second_len);
+			out->tail_digits = naming_all_digits(last, last_len);
 			return;
 		}
 	}
@@ -175,7 +175,7 @@ void naming_fuzzy_name(struct strbuf *out, const char *name)
 			size_t before_end = i ? i - 1 : 0, before_start = before_end;
 			while (before_start > 0 && name[before_start - 1] != '.')
 				before_start--;
-			if (i && all_digits(name + before_start, before_end - before_start)) {
+			if (i && naming_all_digits(name + before_start, before_end - before_start)) {
 				strbuf_add(out, name, before_start);
 				strbuf_addstr(out, name + i);
 				return;
@@ -183,7 +183,7 @@ void naming_fuzzy_name(struct strbuf *out, const char *name)
 			size_t after_start = i + wl + 1, after_end = after_start;
 			while (after_end < n && name[after_end] != '.')
 				after_end++;
-			if (i + wl < n && all_digits(name + after_start, after_end - after_start)) {
+			if (i + wl < n && naming_all_digits(name + after_start, after_end - after_start)) {
 				strbuf_add(out, name, i + wl);
 				strbuf_addstr(out, name + after_end);
 				return;

@@ -78,4 +78,7 @@ bool naming_forward_entry(const char *entry, struct strbuf *out);
 /* msprobe -fm's renaming, done as intended: the row name without its call index. */
 void naming_fuzzy_name(struct strbuf *out, const char *name);
 
+/* Whether s[0..n) is one or more ASCII digits (a call count, a rank). */
+bool naming_all_digits(const char *s, size_t n);
+
 #endif
