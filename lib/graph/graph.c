@@ -604,6 +604,22 @@ static void place_marks(struct graph_set *g)
 	}
 }
 
+/* A later step of a rank that diverged before: what differs there was carried (through the optimizer). */
+static void carried_from_earlier_steps(struct graph_set *g)
+{
+	for (size_t i = 0; i < g->n; i++) {
+		struct grun *r = &g->runs[i];
+		bool earlier = false;
+		if (r->first >= 0 || !r->gdump)
+			continue;
+		for (size_t k = 0; k < g->n && !earlier; k++)
+			earlier = g->runs[k].rank == r->rank && g->runs[k].step < r->step && g->runs[k].first >= 0;
+		for (size_t n = 0; earlier && n < r->th.n; n++)
+			if (!strcmp(r->tj[n].verdict, "diff"))
+				r->tj[n].verdict = "propagated";
+	}
+}
+
 static int cmp_run(const void *a, const void *b)
 {
 	const struct grun *x = a, *y = b;
@@ -645,6 +661,7 @@ static int sink_finish(void *ctx, struct strbuf *out, struct strbuf *err)
 	for (size_t i = 0; i < g->n; i++)
 		if (build_run(g, &g->runs[i], err) < 0)
 			return PROBE_ERR;
+	carried_from_earlier_steps(g);
 	graph_link_ranks(g);
 	return 0;
 }

@@ -36,3 +36,6 @@ echo "golden side has no precision: $(jq -s 'map(select(.side == "golden" and .p
 echo "every target API with data has a precision: $(jq -s 'map(select(.side == "target" and .type == "api" and .input_data != {} and .precision_index == null)) | length' nodes.ndjson) without"
 echo "-- one run: no golden side, no precision, no verdict"
 probe-flatten d/target | probe-graph --format json | jq -r '[.side, (.precision_index|tostring), .verdict] | @tsv' | sort | uniq -c
+echo "-- two steps: step 1 of each rank carries what differed in step 0 (no first divergence of its own)"
+probe-gendump --ranks 2 --steps 2 --fault-rank 1 s > /dev/null
+probe-flatten s/target | probe-match s/golden | probe-metric | probe-graph --format json | jq -r 'select(.side == "target" and .verdict != "") | "\(.graph) \(.verdict)"' | sort | uniq -c
