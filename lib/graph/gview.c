@@ -63,7 +63,10 @@ static void side_nodes(struct gsink *sink, const struct grun *r, bool golden, si
 	strbuf_addstr(d, "{\"label\":");
 	jsonw_str(d, golden ? "golden" : "target");
 	strbuf_addstr(d, ",\"dump\":");
-	jsonw_str(d, golden ? r->gdump : r->tdump);
+	{
+		const char *dump = golden ? r->gdump : r->tdump;
+		jsonw_str(d, dump ? dump : "");
+	}
 	strbuf_addstr(d, ",\"nodes\":[");
 	for (size_t i = 0; i < h->n; i++) {
 		const struct hier_node *n = &h->nodes[i];
