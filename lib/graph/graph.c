@@ -281,8 +281,6 @@ static int sink_add(void *ctx, const char *line, size_t len, struct strbuf *out,
 			note_row(r, &t, NULL, NULL, &tmp);
 	} else {
 		struct pair p;
-		struct rs_iter it;
-		struct span k, v, ms = { NULL, 0, SPAN_NONE };
 		if (pair_parse(&p, line, len, err) < 0) {
 			ret = PROBE_ERR_LINE;
 			goto out;
@@ -293,12 +291,8 @@ static int sink_add(void *ctx, const char *line, size_t len, struct strbuf *out,
 		if (!p.has_t)
 			goto out; /* a golden leaf without a target partner: the golden hierarchy has it */
 		note_mode(g, &p.t, &tmp);
-		if (rs_begin(&it, line, len) == 0)
-			while (rs_next(&it, &k, &v) == 1)
-				if (span_key_is(&k, "msprobe", 7))
-					ms = v;
 		if ((r = run_of(g, &p.t, p.has_g ? &p.g : NULL, &tmp)))
-			note_row(r, &p.t, &p, &ms, &tmp);
+			note_row(r, &p.t, &p, &p.msprobe, &tmp);
 	}
 	if (g->one_run && g->two_runs) {
 		strbuf_addstr(err, "a leaf record among pair or metric records: give probe-graph one run's leaves "

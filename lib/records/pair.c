@@ -18,7 +18,7 @@ int pair_parse(struct pair *p, const char *line, size_t len, struct strbuf *err)
 	p->line = line;
 	p->len = len;
 	p->has_t = p->has_g = p->gated = p->partial = false;
-	p->verdict = p->reason = p->metrics = (struct span){ 0 };
+	p->verdict = p->reason = p->metrics = p->msprobe = (struct span){ 0 };
 	if (rs_begin(&iter, line, len) < 0)
 		goto bad;
 	while ((got = rs_key(&iter, &k)) == 1) {
@@ -50,6 +50,8 @@ int pair_parse(struct pair *p, const char *line, size_t len, struct strbuf *err)
 			p->reason = v;
 		} else if (span_key_is(&k, "metrics", 7)) {
 			p->metrics = v;
+		} else if (span_key_is(&k, "msprobe", 7)) {
+			p->msprobe = v;
 		}
 	}
 	if (got < 0)

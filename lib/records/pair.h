@@ -21,6 +21,7 @@ struct pair {
 	struct span verdict;      /* a metric record's "verdict" (SPAN_NONE in a pair record) */
 	struct span reason;       /* its "reason" */
 	struct span metrics;      /* its "metrics" object */
+	struct span msprobe;      /* its "msprobe" object (msprobe's columns, Result and Err_message) */
 };
 
 /*
