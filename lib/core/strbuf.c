@@ -102,3 +102,16 @@ bool mem_holds(const char *p, size_t n, const char *w)
 			return true;
 	return false;
 }
+
+void strbuf_add_replacing(struct strbuf *sb, const char *s, size_t len, const char *from, const char *to)
+{
+	size_t k = strlen(from), i = 0;
+	while (i < len) {
+		if (k && i + k <= len && !memcmp(s + i, from, k)) {
+			strbuf_addstr(sb, to);
+			i += k;
+		} else {
+			strbuf_addch(sb, s[i++]);
+		}
+	}
+}

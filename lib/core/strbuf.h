@@ -75,6 +75,8 @@ void strbuf_vaddf(struct strbuf *sb, const char *fmt, va_list ap);
 
 /* Append the decimal text of an integer. */
 void strbuf_addi(struct strbuf *sb, int64_t v);
+/* s[0..len) with every occurrence of from (left to right, not overlapping) made to: Python's str.replace. */
+void strbuf_add_replacing(struct strbuf *sb, const char *s, size_t len, const char *from, const char *to);
 void strbuf_addu(struct strbuf *sb, uint64_t v);
 
 /* Whether p[0..n) holds the text w (p need not end in NUL, unlike for strstr). */

@@ -120,6 +120,15 @@ static bool group_ranks(const struct cnode *c, int64_t **out, size_t *n, struct 
 	return true;
 }
 
+static struct crank *rank_by_number(struct crank *ranks, size_t n, int64_t r)
+{
+	for (size_t i = 0; i < n; i++)
+		if (ranks[i].rank == r)
+			return &ranks[i];
+	return NULL;
+}
+
+/* The rank a value's text names ("1"), or NULL. */
 static struct crank *rank_of(struct crank *ranks, size_t n, const char *text)
 {
 	char *end;
@@ -127,20 +136,7 @@ static struct crank *rank_of(struct crank *ranks, size_t n, const char *text)
 	if (!text || !*text)
 		return NULL;
 	r = strtoll(text, &end, 10);
-	if (*end)
-		return NULL;
-	for (size_t i = 0; i < n; i++)
-		if (ranks[i].rank == r)
-			return &ranks[i];
-	return NULL;
-}
-
-static struct crank *rank_by_number(struct crank *ranks, size_t n, int64_t r)
-{
-	for (size_t i = 0; i < n; i++)
-		if (ranks[i].rank == r)
-			return &ranks[i];
-	return NULL;
+	return *end ? NULL : rank_by_number(ranks, n, r);
 }
 
 /* _make_group_node_mapping for one rank. */
@@ -178,19 +174,11 @@ static void key_nodes(struct crank *cr, struct strbuf *tmp)
 	strbuf_release(&key);
 }
 
-/* Python's str.replace, every occurrence. */
+/* Python's str.replace, every occurrence, in place. */
 static void replace_all(struct strbuf *s, const char *from, const char *to)
 {
 	struct strbuf out = STRBUF_INIT;
-	size_t fl = strlen(from);
-	for (size_t i = 0; i < s->len;) {
-		if (fl && s->len - i >= fl && !memcmp(s->buf + i, from, fl)) {
-			strbuf_addstr(&out, to);
-			i += fl;
-		} else {
-			strbuf_addch(&out, s->buf[i++]);
-		}
-	}
+	strbuf_add_replacing(&out, s->buf, s->len, from, to);
 	strbuf_reset(s);
 	strbuf_addbuf(s, &out);
 	strbuf_release(&out);

@@ -32,28 +32,15 @@ struct item {
 	bool overflow; /* more members than f holds: the rest are dropped (no dump leaf has so many) */
 };
 
-static bool is_int_text(const struct jnode *v)
-{
-	return v->kind == J_NUMBER && !v->nonfinite && !memchr(v->text, '.', v->len) && !memchr(v->text, 'e', v->len) &&
-	       !memchr(v->text, 'E', v->len);
-}
-
-static double number_of(const struct jnode *v)
-{
-	if (v->nonfinite)
-		return v->text[0] == 'N' ? NAN : v->text[0] == '-' ? -INFINITY : INFINITY;
-	return pyfmt_strtod(v->text, NULL);
-}
-
 static void py_str(struct strbuf *out, const struct jnode *v, bool repr);
 
 static void py_number(struct strbuf *out, const struct jnode *v)
 {
 	/* an int as written; a float whose text is already its repr */
-	if (is_int_text(v) || (!v->nonfinite && pyfmt_is_canonical(v->text, v->len)))
+	if (jtree_is_int(v) || (!v->nonfinite && pyfmt_is_canonical(v->text, v->len)))
 		strbuf_add(out, v->text, v->len);
 	else
-		pyfmt_double(out, number_of(v));
+		pyfmt_double(out, jtree_number(v));
 }
 
 /* str(value) (repr: repr(value), as inside a list or dict) of the Python object json.load() makes. */
@@ -94,11 +81,14 @@ static void py_str(struct strbuf *out, const struct jnode *v, bool repr)
 	}
 }
 
+static struct pfield *item_get(struct item *it, const char *key);
+
+/* The field named key, made (empty) when the item has none yet; NULL when the item is full. */
 static struct pfield *item_field(struct item *it, const char *key)
 {
-	for (size_t i = 0; i < it->n; i++)
-		if (!strcmp(it->f[i].key, key))
-			return &it->f[i];
+	struct pfield *f = item_get(it, key);
+	if (f)
+		return f;
 	if (it->n == ARRAY_SIZE(it->f)) {
 		it->overflow = true;
 		return NULL;
@@ -198,7 +188,7 @@ static void scalar_fields(struct item *it, const struct jnode *obj, const char *
 			switch (value->kind) {
 			case J_TRUE:
 			case J_FALSE: cls = "bool"; break;
-			case J_NUMBER: cls = is_int_text(value) ? "int" : "float"; break;
+			case J_NUMBER: cls = jtree_is_int(value) ? "int" : "float"; break;
 			case J_STRING: cls = "str"; break;
 			case J_ARRAY: cls = "list"; break;
 			case J_OBJECT: cls = "dict"; break;
@@ -326,8 +316,8 @@ static void note_stats(struct gleaf *g, const struct jnode *obj, const struct it
 		}
 		if (v && v->kind == J_NUMBER) {
 			g->stat_is_num[i] = true;
-			g->stat_is_int[i] = is_int_text(v);
-			g->stat[i] = number_of(v);
+			g->stat_is_int[i] = jtree_is_int(v);
+			g->stat[i] = jtree_number(v);
 		}
 	}
 }

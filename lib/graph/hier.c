@@ -196,19 +196,11 @@ static void swap_suffix(struct strbuf *out, const char *name, size_t len, const 
 	strbuf_add(out, name + at + 2 + strlen(from), len - (size_t)at - 2 - strlen(from));
 }
 
-/* Python's str.replace(from, to): every occurrence, left to right. */
+/* Python's str.replace(from, to) into out (reset first). */
 static void replace_all(struct strbuf *out, const char *s, size_t len, const char *from, const char *to)
 {
-	size_t k = strlen(from), i = 0;
 	strbuf_reset(out);
-	while (i < len) {
-		if (i + k <= len && !memcmp(s + i, from, k)) {
-			strbuf_addstr(out, to);
-			i += k;
-		} else {
-			strbuf_addch(out, s[i++]);
-		}
-	}
+	strbuf_add_replacing(out, s, len, from, to);
 }
 
 static bool ends_with(const char *s, size_t n, const char *w)

@@ -12,7 +12,6 @@
 #include "../core/source.h"
 #include "../core/xalloc.h"
 #include "../json/jtree.h"
-#include "../msprobe/pyfmt.h"
 
 const char *overflow_level_name(enum overflow_level l)
 {
@@ -30,11 +29,9 @@ static bool nonfinite_text(const struct jnode *v)
 {
 	if (v->kind == J_NUMBER) {
 		double x;
-		if (v->nonfinite)
-			return true;
-		if (!memchr(v->text, '.', v->len) && !memchr(v->text, 'e', v->len) && !memchr(v->text, 'E', v->len))
-			return false; /* an int */
-		x = pyfmt_strtod(v->text, NULL);
+		if (jtree_is_int(v))
+			return false;
+		x = jtree_number(v);
 		return isinf(x) || isnan(x);
 	}
 	if (v->kind == J_STRING)
@@ -103,8 +100,7 @@ static bool max_norm(const struct jnode *first, double *m)
 		norm = jtree_get(c, "Norm");
 		if (!norm || norm->kind != J_NUMBER)
 			continue;
-		x = norm->nonfinite ? (norm->text[0] == 'N' ? NAN : norm->text[0] == '-' ? -INFINITY : INFINITY)
-				    : pyfmt_strtod(norm->text, NULL);
+		x = jtree_number(norm);
 		if (isnan(x))
 			continue;
 		if (!any || x > *m)

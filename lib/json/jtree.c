@@ -1,4 +1,7 @@
 #include "jtree.h"
+
+#include <math.h>
+#include <stdlib.h>
 #include "../core/xalloc.h"
 
 static struct jnode *new_node(struct arena *a, const struct json_token *tok)
@@ -179,6 +182,19 @@ const struct jnode *jtree_get(const struct jnode *obj, const char *key)
 		if (m->key_len == n && !memcmp(m->key, key, n))
 			return m;
 	return NULL;
+}
+
+double jtree_number(const struct jnode *node)
+{
+	if (node->nonfinite)
+		return node->text[0] == 'N' ? NAN : node->text[0] == '-' ? -INFINITY : INFINITY;
+	return strtod(node->text, NULL);
+}
+
+bool jtree_is_int(const struct jnode *node)
+{
+	return node->kind == J_NUMBER && !node->nonfinite && !memchr(node->text, '.', node->len) &&
+	       !memchr(node->text, 'e', node->len) && !memchr(node->text, 'E', node->len);
 }
 
 bool jtree_is_str(const struct jnode *node, const char *s)

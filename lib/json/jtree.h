@@ -65,6 +65,11 @@ struct jnode *jtree_build_within(struct json_reader *r, const struct json_token 
 /* Member of an object by key, or NULL (also NULL when obj is not an object). */
 const struct jnode *jtree_get(const struct jnode *obj, const char *key);
 
+/* A NUMBER's value: NaN, Infinity and -Infinity as such, the text read as strtod(3) reads it otherwise. */
+double jtree_number(const struct jnode *node);
+/* A NUMBER written as an integer (no fraction, no exponent, finite): what Python's json makes an int. */
+bool jtree_is_int(const struct jnode *node);
+
 /* True when node is a string equal to s. */
 bool jtree_is_str(const struct jnode *node, const char *s);
 
