@@ -4,12 +4,11 @@
 #include "../records/leafrec.h"
 #include "../records/lines.h"
 #include "../msprobe/pyfmt.h"
-#include "../core/source.h"
+#include "../core/csvrows.h"
 #include "verdict.h"
 #include "../core/xalloc.h"
 #include "../dumps/layout.h"
 
-#include <csv.h>
 #include <ctype.h>
 
 #define MAX_COLS 40
@@ -17,19 +16,14 @@
 struct csv_reading {
 	const char *path;
 	int64_t rank;
-	char *cells[MAX_COLS];
-	size_t lens[MAX_COLS];
+	char **cells;      /* the row being read (csvrows.h) */
 	size_t ncells;
-	bool header_seen, overflow;
+	bool header_seen;
 	char *header[MAX_COLS];
 	size_t nheader;
 	const char *mode;
 	uint64_t row;
-	/* where libcsv is: the line and byte of the next byte fed, the line of the row being read */
-	uint64_t line, col, row_line;
-	bool row_done;     /* a row ended since row_line was set */
-	size_t row_bytes;  /* of the row being read, fed so far */
-	size_t max;        /* the longest row (line_reader_limit()) */
+	uint64_t row_line; /* the line the row being read starts on */
 	csvin_fn fn;
 	void *ctx;
 	int stop;
@@ -430,49 +424,29 @@ static int emit_row(struct csv_reading *r)
 	return r->fn(r->rec.buf, r->rec.len, r->ctx);
 }
 
-static void on_field(void *data, size_t len, void *ctx)
+/* A row from csvrows_read(): the header first, then the rows as records. */
+static int on_row(void *ctx, const struct csvrows_row *row, struct strbuf *err)
 {
 	struct csv_reading *r = ctx;
-	if (r->ncells >= MAX_COLS) {
-		r->overflow = true;
-		return;
-	}
-	r->cells[r->ncells] = xmemdupz(data ? data : "", len);
-	r->lens[r->ncells++] = len;
-}
-
-static void clear_cells(struct csv_reading *r)
-{
-	for (size_t i = 0; i < r->ncells; i++)
-		free(r->cells[i]);
-	r->ncells = 0;
-}
-
-static void on_row(int c, void *ctx)
-{
-	struct csv_reading *r = ctx;
-	(void)c;
-	r->row_done = true;
-	if (r->stop) {
-		clear_cells(r);
-		return;
-	}
-	if (r->overflow) {
+	(void)err;
+	r->cells = row->cells;
+	r->ncells = row->n;
+	r->row_line = row->line;
+	if (row->overflow) {
 		strbuf_addf(r->err, "%s:%llu: more than %d columns: not an msprobe compare_result CSV", r->path,
 			    (unsigned long long)r->row_line, MAX_COLS);
 		r->stop = -1;
 	} else if (!r->header_seen) {
 		r->header_seen = true;
-		memcpy(r->header, r->cells, r->ncells * sizeof(*r->cells));
-		r->nheader = r->ncells;
-		r->ncells = 0;
+		for (size_t i = 0; i < row->n; i++)
+			r->header[i] = xstrdup(row->cells[i]);
+		r->nheader = row->n;
 		r->mode = col(r, "Cosine") >= 0 ? "tensor" : col(r, "NPU MD5") >= 0 ? "md5" : "statistics";
 		if (col(r, "NPU Name") != 0 || col(r, "Result") < 0) {
 			strbuf_addf(r->err, "%s:1: not an msprobe compare_result CSV (its header has no NPU Name or Result)",
 				    r->path);
 			r->stop = -1;
 		}
-		return;
 	} else if (r->ncells != r->nheader) {
 		strbuf_addf(r->err, "%s:%llu: %zu cells where the header has %zu", r->path,
 			    (unsigned long long)r->row_line, r->ncells, r->nheader);
@@ -481,77 +455,18 @@ static void on_row(int c, void *ctx)
 		r->stop = emit_row(r);
 		r->row++;
 	}
-	clear_cells(r);
-}
-
-/* What libcsv refused at buf[at] of line r->line, as "FILE:LINE:COL: malformed CSV: what". */
-static void parse_error(struct csv_reading *r, struct csv_parser *p, const char *buf, size_t at)
-{
-	const char *what = csv_strerror(csv_error(p));
-	if (csv_error(p) == CSV_EPARSE)
-		what = buf[at] == '"' ? "a quote inside a field that does not start with one"
-				      : "a quoted field goes on after its closing quote (a quote inside it is written twice)";
-	strbuf_addf(r->err, "%s:%llu:%llu: malformed CSV: %s", r->path, (unsigned long long)r->line,
-		    (unsigned long long)r->col + at + 1, what);
-}
-
-static bool blank_line(const char *s, size_t n)
-{
-	return (n == 1 && s[0] == '\n') || (n == 2 && s[0] == '\r' && s[1] == '\n');
-}
-
-/*
- * Bytes of the file to libcsv, one line at a time, so that an error knows
- * its line and column and each row the line it starts on; a row longer
- * than r->max is refused before libcsv holds it.
- */
-static void feed(struct csv_reading *r, struct csv_parser *p, const char *buf, size_t n)
-{
-	while (n && !r->stop) {
-		const char *nl = memchr(buf, '\n', n);
-		size_t len = nl ? (size_t)(nl - buf) + 1 : n, body = len, done;
-		if (!r->col && r->row_done && !blank_line(buf, len)) {
-			r->row_line = r->line;
-			r->row_done = false;
-		}
-		if (nl && --body && buf[body - 1] == '\r')
-			body--;
-		if (r->row_bytes + body > r->max) {
-			strbuf_addf(r->err, "%s:%llu: a row longer than %zu bytes (PROBE_MAX_LINE raises the limit)",
-				    r->path, (unsigned long long)r->row_line, r->max);
-			r->stop = -1;
-			return;
-		}
-		r->row_bytes += len;
-		done = csv_parse(p, buf, len, on_field, on_row, r);
-		if (done != len && !r->stop) {
-			parse_error(r, p, buf, done);
-			r->stop = -1;
-			return;
-		}
-		if (r->row_done)
-			r->row_bytes = 0;
-		if (nl) {
-			r->line++;
-			r->col = 0;
-		} else {
-			r->col += len;
-		}
-		buf += len;
-		n -= len;
-	}
+	r->cells = NULL;
+	r->ncells = 0;
+	return r->stop;
 }
 
 int csvin_read(const char *path, csvin_fn fn, void *ctx, struct strbuf *err)
 {
-	struct csv_parser p;
-	struct csv_reading r = { .path = path, .fn = fn, .ctx = ctx, .err = err,
-				 .line = 1, .row_line = 1, .row_done = true };
-	struct source *src;
-	char buf[1 << 16];
-	ssize_t n = 0;
+	struct csv_reading r = { .path = path, .fn = fn, .ctx = ctx, .err = err, .row_line = 1 };
+	size_t max;
+	int ret;
 
-	if (line_reader_limit(&r.max, err) < 0)
+	if (line_reader_limit(&max, err) < 0)
 		return -1;
 	r.rank = layout_compare_csv_rank(path);
 	strbuf_init(&r.rec, 0);
@@ -559,35 +474,17 @@ int csvin_read(const char *path, csvin_fn fn, void *ctx, struct strbuf *err)
 	strbuf_init(&r.g, 0);
 	strbuf_init(&r.scratch, 0);
 	strbuf_init(&r.v.reason, 0);
-	src = source_open(path, err);
-	if (!src)
-		return -1;
-	csv_init(&p, CSV_STRICT | CSV_APPEND_NULL | CSV_STRICT_FINI);
-	while (!r.stop && (n = source_read(src, buf, sizeof(buf))) > 0)
-		feed(&r, &p, buf, (size_t)n);
-	if (n < 0 && !r.stop) {
-		strbuf_addf(err, "%s: %s", path, source_error(src));
-		r.stop = -1;
-	}
-	if (!r.stop && csv_fini(&p, on_field, on_row, &r)) {
-		/* strict: the file ends inside a quoted field (libcsv gives no error code for it) */
-		strbuf_addf(err, "%s:%llu: malformed CSV: a quoted field of the row that starts here is not closed "
-			    "before the end of the file", path, (unsigned long long)r.row_line);
-		r.stop = -1;
-	}
-	if (!r.stop && !r.row) {
+	ret = csvrows_read(path, max, MAX_COLS, on_row, &r, err);
+	if (!ret && !r.row) {
 		strbuf_addf(err, "%s: no rows: nothing to compare", path);
-		r.stop = -1;
+		ret = -1;
 	}
-	csv_free(&p);
-	clear_cells(&r);
 	for (size_t i = 0; i < r.nheader; i++)
 		free(r.header[i]);
-	source_close(src);
 	strbuf_release(&r.rec);
 	strbuf_release(&r.t);
 	strbuf_release(&r.g);
 	strbuf_release(&r.scratch);
 	strbuf_release(&r.v.reason);
-	return r.stop;
+	return ret < 0 ? -1 : ret;
 }
