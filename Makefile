@@ -37,7 +37,7 @@ AR = gcc-ar
 endif
 ALL_CFLAGS = -std=c11 $(WARNINGS) $(CFLAGS) $(LTO)
 ALL_CPPFLAGS = $(CPPFLAGS)
-PROBE_LIBS = -ljq -lcsv -lyaml -lsqlite3 -lz -lxxhash -lm -lpthread
+PROBE_LIBS = -ljq -lcsv -lyaml -lsqlite3 -lxlsxwriter -lminizip -lexpat -lz -lxxhash -lm -lpthread
 ALL_LDLIBS = $(PROBE_LIBS) $(LDLIBS)
 
 ifneq ($(V),1)
@@ -59,7 +59,7 @@ UNIT_BIN = $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 DEP_FILES = $(wildcard $(BUILD)/lib/*/*.d $(BUILD)/tools/*.d $(BUILD)/tests/unit/*.d)
 
 DEBIAN_PACKAGES = make gcc libc6-dev pkg-config zlib1g-dev libxxhash-dev libjq-dev libcsv-dev \
-		  libyaml-dev libsqlite3-dev jq time python3 bsdutils gzip mandoc zsh fish parallel \
+		  libyaml-dev libsqlite3-dev libxlsxwriter-dev libminizip-dev libexpat1-dev jq time python3 bsdutils gzip mandoc zsh fish parallel \
 		  clang libclang-rt-dev cppcheck clang-tidy valgrind \
 		  libxml2-utils chromium-headless-shell fonts-dejavu-core
 

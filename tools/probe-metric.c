@@ -11,16 +11,20 @@
 #include <math.h>
 #include <unistd.h>
 
-enum { OPT_CSV = 256, OPT_MODE, OPT_NO_STACK, OPT_OUTPUT_DIR, OPT_ROWS_PER_FILE, OPT_PARTIAL };
+enum { OPT_CSV = 256, OPT_XLSX, OPT_XLSX_READER, OPT_MODE, OPT_NO_STACK, OPT_OUTPUT_DIR, OPT_ROWS_PER_FILE, OPT_PARTIAL };
 
 static const struct opt_spec options[] = {
 	{ OPT_CSV, 0, "csv", NULL, "write msprobe's compare_result CSV instead of metric records", NULL, 0 },
+	{ OPT_XLSX, 0, "xlsx", NULL, "write msprobe's compare_result workbook (.xlsx) instead of metric records", NULL, 0 },
+	{ OPT_XLSX_READER, 0, "xlsx-reader", NULL,
+	  "the workbook for people: header frozen, filters, widths, rows coloured by Result, the first divergence "
+	  "marked, our verdict (implies --xlsx)", NULL, 0 },
 	{ OPT_MODE, 0, "mode", "MODE", "force msprobe's mode instead of detecting it", "statistics|md5|tensor", 0 },
 	{ OPT_BAND_RTOL, 0, "rtol", "X", "our verdict: statistics within this relative tolerance agree", NULL, 0 },
 	{ OPT_BAND_ATOL, 0, "atol", "X", "our verdict: statistics within this absolute tolerance agree", NULL, 0 },
 	{ OPT_NO_STACK, 0, "no-stack", NULL, "leave out the NPU_Stack_Info column", NULL, 0 },
 	{ 'o', 'o', "output-dir", "DIR",
-	  "write msprobe's CSV files into DIR, one per rank, as msprobe names them (implies --csv)", NULL, OPT_DIR },
+	  "write msprobe's CSV (or --xlsx) files into DIR, one per rank, as msprobe names them (implies --csv)", NULL, OPT_DIR },
 	{ OPT_ROWS_PER_FILE, 0, "rows-per-file", "N", "split CSV files after N rows (default 1000000, as msprobe)",
 	  NULL, 0 },
 	{ OPT_PARTIAL, 0, "partial", NULL, "accept a partial comparison: most target leaves without a golden partner",
@@ -31,7 +35,7 @@ static const struct opt_spec options[] = {
 
 static const struct tool_spec spec = {
 	.name = "probe-metric",
-	.synopsis = "[-v] [-j N] [--csv] [-o DIR] [--rows-per-file N] [--mode MODE] [--rtol X] [--atol X] [--no-stack] "
+	.synopsis = "[-v] [-j N] [--csv | --xlsx | --xlsx-reader] [-o DIR] [--rows-per-file N] [--mode MODE] [--rtol X] [--atol X] [--no-stack] "
 		    "[--partial] [pairs]",
 	.summary = "Add to each pair record (from probe-match) msprobe's metrics, Result and Err_message, and "
 		   "our own bitwise verdict; or write msprobe's compare_result CSV.",
@@ -60,6 +64,13 @@ int main(int argc, char **argv)
 		switch (c) {
 		case OPT_CSV:
 			mo.output = METRIC_CSV;
+			break;
+		case OPT_XLSX_READER:
+			mo.xlsx_reader = true;
+			/* fall through */
+		case OPT_XLSX:
+			mo.output = METRIC_CSV;
+			mo.xlsx = true;
 			break;
 		case OPT_MODE:
 			mo.force_mode = true;
@@ -96,6 +107,8 @@ int main(int argc, char **argv)
 		die("%s", err.buf);
 	if (mo.output_dir && access(mo.output_dir, W_OK))
 		die_errno("%s: cannot write there", mo.output_dir);
+	if (mo.xlsx && !mo.output_dir && isatty(STDOUT_FILENO))
+		die("a workbook is not for a terminal: redirect stdout to a file, or give -o DIR");
 
 	mo.input_name = line_reader_name(lr);
 	m = metric_new(&mo);

@@ -15,6 +15,8 @@
 #include "../tensors/tensor.h"
 #include "tmetric.h"
 #include "../core/xalloc.h"
+#include "../core/xlsxw.h"
+#include "../records/output.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -93,10 +95,13 @@ struct metric_stream {
 	uint64_t tables;
 	/* output_dir: the current file */
 	FILE *file;
+	struct xlsxw *book;        /* --xlsx: the current workbook (the file is m->part's) */
+	bool first_marked;         /* --xlsx-reader: the table's first divergence is marked */
 	struct partial *part;      /* the current (or last) part, renamed when the whole run succeeds */
 	struct strbuf file_name;   /* without ".csv" */
 	struct out_table {         /* every table written, for the names they get at the end */
 		char *base;        /* msprobe's name, without ".csv" */
+		const char *ext;   /* ".csv" or ".xlsx" */
 		struct partial **parts;
 		size_t nparts, alloc;
 	} *out_tables;
@@ -144,6 +149,9 @@ struct metric_stream {
 
 static void batch_free(struct batch *b);
 static void stop_workers(struct metric_stream *m);
+static struct xlsxw *open_book(const struct metric_stream *m, const char *final, struct partial **part,
+			       struct strbuf *err);
+static int close_book(struct metric_stream *m, struct strbuf *err);
 
 /* One job per processor online, 1 to 64. */
 static int online_processors(void)
@@ -206,6 +214,7 @@ void metric_free(struct metric_stream *m)
 	free(m->pool);
 	if (m->file)
 		fclose(m->file);
+	xlsxw_free(m->book);
 	for (size_t i = 0; i < m->nout_tables; i++) {
 		free(m->out_tables[i].base);
 		free(m->out_tables[i].parts);
@@ -832,11 +841,17 @@ static int emit_refusals(struct metric_stream *m, const struct group *g, const s
 	return ret;
 }
 
+/* The extension of msprobe's files. */
+static const char *table_ext(const struct metric_stream *m)
+{
+	return m->opts.xlsx ? ".xlsx" : ".csv";
+}
+
 /* The path msprobe would name in its message. */
 static void table_path(const struct metric_stream *m, struct strbuf *out)
 {
 	if (m->opts.output_dir)
-		strbuf_addf(out, "%s.csv", m->file_name.buf);
+		strbuf_addf(out, "%s%s", m->file_name.buf, table_ext(m));
 	else
 		strbuf_addstr(out, "<stdout>");
 }
@@ -848,7 +863,7 @@ static void refuse_cell(struct metric_stream *m, const char *cell, const struct 
 	m->refusal_line = it ? item_line(it) : 0;
 	strbuf_reset(&m->refusal_msg);
 	strbuf_addf(&m->refusal_msg, "msprobe refuses to write this table: Malicious value [%s] not allowed to be "
-			 "written into the csv: ", cell);
+			 "written into the %s: ", cell, m->opts.xlsx ? "excel" : "csv");
 	table_path(m, &m->refusal_msg);
 	strbuf_addch(&m->refusal_msg, '.');
 }
@@ -937,6 +952,122 @@ static bool emit_csv_row(struct metric_stream *m, const struct item *it, struct 
 	return true;
 }
 
+/* ---- msprobe's workbook (--xlsx) ------------------------------------------- */
+
+static const char *const reader_columns[] = { "probe verdict", "probe reason" };
+
+/* The header, as emit_csv_header; with --xlsx-reader, our verdict's columns after msprobe's. */
+static bool emit_xlsx_header(struct metric_stream *m, struct strbuf *err)
+{
+	size_t n;
+	const char *const *h = ms_header(&m->table, &n);
+	const char *cols[40];
+	for (size_t i = 0; i < n; i++) {
+		if (mscsv_refused(h[i])) {
+			refuse_cell(m, h[i], NULL);
+			return false;
+		}
+		cols[i] = h[i];
+	}
+	if (m->opts.xlsx_reader)
+		for (size_t i = 0; i < ARRAY_SIZE(reader_columns); i++)
+			cols[n++] = reader_columns[i];
+	if (xlsxw_begin(m->book, NULL, cols, n, err) < 0)
+		return false;
+	m->header_done = true;
+	m->first_marked = false;
+	return true;
+}
+
+/* msprobe's check_df_malicious on the string cells of a row (the list columns are not strings). */
+static const char *row_refused(struct metric_stream *m, const struct item *it, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		const char *cell = it->row.cells[i];
+		if (i == m->list_cols[0] || i == m->list_cols[1])
+			continue;
+		if ((strchr("+-=%@", cell[0]) && cell[0]) || (unsigned char)cell[0] == 0xef || strchr(cell, ';'))
+			if (mscsv_refused(cell))
+				return cell;
+	}
+	return NULL;
+}
+
+static unsigned reader_style(struct metric_stream *m, const struct item *it)
+{
+	unsigned style = it->row.result == MS_ERROR ? XLSXW_ROW_BAD : it->row.result == MS_WARNING ? XLSXW_ROW_WARN
+											  : XLSXW_ROW_PLAIN;
+	if (it->v.verdict == VERDICT_DIFF && !m->first_marked) {
+		m->first_marked = true;
+		style |= XLSXW_ROW_MARKED;
+	}
+	return style;
+}
+
+/* A row of the workbook; false when msprobe would refuse a cell of it (as emit_csv_row), or it cannot be written. */
+static bool emit_xlsx_row(struct metric_stream *m, const struct item *it, struct strbuf *err)
+{
+	struct xlsxw_cell cells[40];
+	size_t n;
+	const char *const *h = ms_header(&m->table, &n);
+	const char *refused;
+	unsigned style = 0;
+	find_list_columns(m, h, n);
+	if ((refused = row_refused(m, it, n))) {
+		refuse_cell(m, refused, it);
+		return false;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const char *cell = it->row.cells[i];
+		enum ms_cell_type t = ms_cell_type(&m->table, &it->row, i, &cells[i].num);
+		static const enum xlsxw_type as[] = {
+			[MS_CELL_TEXT] = XLSXW_TEXT, [MS_CELL_NUMBER] = XLSXW_NUMBER, [MS_CELL_TRUE] = XLSXW_TRUE,
+			[MS_CELL_FALSE] = XLSXW_FALSE, [MS_CELL_EMPTY] = XLSXW_EMPTY,
+		};
+		cells[i].type = as[t];
+		/* the CSV's " inf" is for Excel reading a CSV: the workbook has pandas' "inf" */
+		cells[i].text = t == MS_CELL_TEXT && (!strcmp(cell, " inf") || !strcmp(cell, " -inf")) ? cell + 1 : cell;
+	}
+	if (m->opts.xlsx_reader) {
+		bool first;
+		style = reader_style(m, it);
+		first = style & XLSXW_ROW_MARKED;
+		cells[n++] = (struct xlsxw_cell){ .type = XLSXW_TEXT,
+						  .text = first ? "diff: first divergence" : verdict_name(it->v.verdict) };
+		cells[n++] = (struct xlsxw_cell){ .type = XLSXW_TEXT, .text = it->v.reason.buf ? it->v.reason.buf : "" };
+	}
+	return xlsxw_row(m->book, cells, n, style, err) == 0;
+}
+
+/* Without -o: the workbook is made in $TMPDIR and copied to stdout at the end. */
+static int open_stdout_book(struct metric_stream *m, struct strbuf *err)
+{
+	const char *tmp = getenv("TMPDIR");
+	struct strbuf final = STRBUF_INIT;
+	strbuf_addf(&final, "%s/probe-metric.xlsx", tmp && *tmp ? tmp : "/tmp");
+	m->book = open_book(m, final.buf, &m->part, err);
+	strbuf_release(&final);
+	return m->book ? 0 : -1;
+}
+
+static int copy_book_to_stdout(struct metric_stream *m, struct strbuf *out, struct strbuf *err)
+{
+	char buf[1 << 16];
+	size_t got;
+	FILE *f;
+	if (close_book(m, err) < 0)
+		return -1;
+	if (!(f = fopen(partial_tmp_name(m->part), "rb")))
+		return msg_fail(err, partial_tmp_name(m->part), "cannot read the workbook back: %s", strerror(errno));
+	output_flush_strbuf(out, 0);
+	while ((got = fread(buf, 1, sizeof(buf), f)) > 0)
+		output_write(buf, got);
+	fclose(f);
+	partial_drop(m->part);
+	m->part = NULL;
+	return 0;
+}
+
 static void count(struct metric_stream *m, const struct item *it)
 {
 	m->stats.pairs++;
@@ -977,7 +1108,30 @@ static void part_path(const struct metric_stream *m, struct strbuf *path)
 	strbuf_addbuf(path, &m->file_name);
 	if (m->file_part)
 		strbuf_addf(path, "_part_%zu", m->file_part);
-	strbuf_addstr(path, ".csv");
+	strbuf_addstr(path, table_ext(m));
+}
+
+/* A workbook at a temporary name of its own for final (partial.h), its temporary files beside it. */
+static struct xlsxw *open_book(const struct metric_stream *m, const char *final, struct partial **part,
+			       struct strbuf *err)
+{
+	struct strbuf dir = STRBUF_INIT;
+	struct xlsxw_options xo = { .reader = m->opts.xlsx_reader };
+	struct xlsxw *w;
+	const char *slash = strrchr(final, '/');
+	int fd = partial_create(final, part, err);
+	if (fd < 0)
+		return NULL;
+	close(fd);
+	if (slash) {
+		strbuf_add(&dir, final, (size_t)(slash - final));
+		xo.tmpdir = dir.len ? dir.buf : "/";
+	}
+	w = xlsxw_new(partial_tmp_name(*part), &xo, err);
+	strbuf_release(&dir);
+	if (!w)
+		partial_drop(*part);
+	return w;
 }
 
 /*
@@ -992,9 +1146,12 @@ static int open_part(struct metric_stream *m, struct strbuf *err)
 	struct strbuf final = STRBUF_INIT;
 	struct out_table *t = &m->out_tables[m->nout_tables - 1];
 	part_path(m, &final);
-	m->file = partial_fopen(final.buf, &m->part, err);
+	if (m->opts.xlsx)
+		m->book = open_book(m, final.buf, &m->part, err);
+	else
+		m->file = partial_fopen(final.buf, &m->part, err);
 	strbuf_release(&final);
-	if (!m->file)
+	if (!m->file && !m->book)
 		return -1;
 	ALLOC_GROW(t->parts, t->nparts + 1, t->alloc);
 	t->parts[t->nparts++] = m->part;
@@ -1016,7 +1173,7 @@ static void table_name(void *ctx, unsigned k, size_t i, struct strbuf *out)
 		strbuf_addf(out, "_%u", k);
 	if (t->nparts > 1)
 		strbuf_addf(out, "_part_%zu", i + 1);
-	strbuf_addstr(out, ".csv");
+	strbuf_addstr(out, t->ext);
 }
 
 /* Every table under its name, in the order they were written. */
@@ -1030,9 +1187,23 @@ static int name_tables(struct metric_stream *m, struct strbuf *err)
 	return 0;
 }
 
+static int close_book(struct metric_stream *m, struct strbuf *err)
+{
+	int ret = xlsxw_close(m->book, err);
+	if (!ret && xlsxw_cut_cells(m->book))
+		warning("%s: %llu cells longer than Excel's %d characters were cut there", m->file_name.buf,
+			(unsigned long long)xlsxw_cut_cells(m->book), XLSXW_MAX_TEXT);
+	xlsxw_free(m->book);
+	m->book = NULL;
+	return ret;
+}
+
 static int close_part(struct metric_stream *m, struct strbuf *err)
 {
-	int ret = write_file_buf(m, err);
+	int ret;
+	if (m->book)
+		return close_book(m, err);
+	ret = write_file_buf(m, err);
 	if (m->file && (fclose(m->file) || ret < 0)) {
 		if (!ret)
 			strbuf_addf(err, "%s: write error: %s", m->file_name.buf, strerror(errno));
@@ -1098,14 +1269,14 @@ static int open_table_file(struct metric_stream *m, const struct item *it, struc
 	strbuf_addf(&m->file_name, "_%s", stamp);
 	m->file_part = 0;
 	ALLOC_GROW(m->out_tables, m->nout_tables + 1, m->out_tables_alloc);
-	m->out_tables[m->nout_tables++] = (struct out_table){ .base = xstrdup(m->file_name.buf) };
+	m->out_tables[m->nout_tables++] = (struct out_table){ .base = xstrdup(m->file_name.buf), .ext = table_ext(m) };
 	return open_part(m, err);
 }
 
 /* One more data row for the file: split it when it is full (msprobe's _part_N files). */
 static int file_row_room(struct metric_stream *m, struct strbuf *err)
 {
-	if (m->file_rows < m->opts.rows_per_file)
+	if (m->opts.xlsx || m->file_rows < m->opts.rows_per_file)
 		return 0;
 	if (close_part(m, err) < 0)
 		return -1;
@@ -1119,7 +1290,7 @@ static int file_row_room(struct metric_stream *m, struct strbuf *err)
 static int emit_group(struct metric_stream *m, struct group *g, struct strbuf *out, struct strbuf *err)
 {
 	struct ms_row **rows = xmalloc((g->n ? g->n : 1) * sizeof(*rows));
-	size_t nrows = 0;
+	size_t nrows = 0, err_before;
 	const struct item *bad_stack = NULL;
 	for (size_t i = 0; i < g->n; i++) {
 		struct item *it = g->items[i];
@@ -1139,6 +1310,7 @@ static int emit_group(struct metric_stream *m, struct group *g, struct strbuf *o
 		return -1;
 	if (m->opts.output_dir)
 		out = &m->file_buf;
+	err_before = err->len;
 	for (size_t i = 0; i < g->n; i++) {
 		struct item *it = g->items[i];
 		count(m, it);
@@ -1149,9 +1321,18 @@ static int emit_group(struct metric_stream *m, struct group *g, struct strbuf *o
 		if (!it->in_table || m->refusal)
 			continue; /* msprobe writes nothing of a table it refuses: neither does this */
 		if (m->opts.output_dir) {
-			if ((!m->file && open_table_file(m, it, err) < 0) || file_row_room(m, err) < 0)
+			if ((!m->file && !m->book && open_table_file(m, it, err) < 0) || file_row_room(m, err) < 0)
 				return -1;
 			m->file_rows++;
+		} else if (m->opts.xlsx && !m->book && open_stdout_book(m, err) < 0) {
+			return -1;
+		}
+		if (m->opts.xlsx) {
+			/* a refusal is kept for the end of the table (err untouched); a write error is one now */
+			bool done = (m->header_done || emit_xlsx_header(m, err)) && emit_xlsx_row(m, it, err);
+			if (!done && err->len > err_before)
+				return -1;
+			continue;
 		}
 		if (!m->header_done && !emit_csv_header(m, out))
 			continue;
@@ -1215,7 +1396,7 @@ static int end_table(struct metric_stream *m, struct strbuf *out, struct strbuf 
 	m->table.at_end = true;
 	if (flush(m, out, err) < 0 || emit_refusal_at_end(m, err) < 0)
 		return -1;
-	if (m->file && close_part(m, err) < 0)
+	if ((m->file || (m->book && m->opts.output_dir)) && close_part(m, err) < 0)
 		return -1;
 	return 0;
 }
@@ -1611,6 +1792,8 @@ static int finish_stream(struct metric_stream *m, struct strbuf *out, struct str
 		strbuf_release(&dirs);
 	}
 	if (m->opts.output_dir && name_tables(m, err) < 0)
+		return -1;
+	if (m->book && copy_book_to_stdout(m, out, err) < 0)
 		return -1;
 	return 0;
 }

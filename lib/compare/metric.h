@@ -37,6 +37,17 @@
  * output) is done in input order by the calling thread.  Memory: the batches in flight (about 2 per thread) and the
  * pairs waiting to be written.
  *
+ * With opts.xlsx the table is msprobe's compare --xlsx workbook instead:
+ * compare_result[_<rank dir>]_<YYYYmmddHHMMSS>.xlsx, each cell of the
+ * type msprobe's has (ms_cell_type), its rows split into sheets as
+ * msprobe's save_excel splits them (xlsxw.h; rows_per_file is for CSV
+ * files only), committed as the CSV files are; without output_dir the
+ * workbook goes to out at the end (it is made in $TMPDIR first).
+ * xlsx_reader adds what msprobe's layout has not (xlsxw.h's reader
+ * layout): rows filled by msprobe's Result (warning, error), the table's
+ * first divergence (our verdict's first "diff") in bold, and our verdict
+ * and reason as the last two columns.
+ *
  * The NPU_Stack_Info column is there when the first target record's dump
  * has a stack.json beside it, or when the records carry "stack" (from
  * probe-stack); only the first row of each entry shows it.
@@ -61,6 +72,8 @@ struct metric_options {
 	size_t rows_per_file;   /* CSV files: split after this many rows (msprobe: 1,000,000) */
 	int jobs;               /* threads that parse and prepare pairs, the caller's included; 1: the caller alone; 0: one per processor online (at most 64) */
 	bool partial;           /* accept a partial comparison (alike.h) */
+	bool xlsx;              /* CSV output as msprobe's --xlsx workbook instead (to stdout, or the files of output_dir) */
+	bool xlsx_reader;       /* the workbook in the reader's layout (xlsxw.h), our verdict and reason as two more columns */
 	const char *input_name; /* what messages call the input ("NAME:LINE: what"): line_reader_name() */
 };
 

@@ -215,6 +215,62 @@ static const char *stat_cell(const struct pyval *v, struct arena *a)
 	return arena_text(a, &scratch[0]);
 }
 
+/* ---- the workbook's cell types ---------------------------------------------- */
+
+static enum ms_cell_type number_type(double x, double *num)
+{
+	if (isnan(x))
+		return MS_CELL_EMPTY;
+	if (isinf(x))
+		return MS_CELL_TEXT;
+	*num = x;
+	return MS_CELL_NUMBER;
+}
+
+/* A statistic after pandas has typed its column (typed_stat). */
+static enum ms_cell_type stat_type(const struct pyval *v, double *num)
+{
+	switch (v->kind) {
+	case PY_BOOL: return v->b ? MS_CELL_TRUE : MS_CELL_FALSE;
+	case PY_INT:
+	case PY_FLOAT: return number_type(pyval_float(v), num);
+	default: return MS_CELL_TEXT;
+	}
+}
+
+/* A tensor metric: msprobe's float (its repr is the cell) or one of its words ("N/A", "Nan", "unsupported"). */
+static enum ms_cell_type metric_type(const char *cell, double *num)
+{
+	size_t n = strlen(cell);
+	if (!n || !pyfmt_float_accepts(cell, n) || cell[0] == ' ' || cell[n - 1] == ' ')
+		return MS_CELL_TEXT;
+	if (!strcmp(cell, "nan") || !strcmp(cell, "-nan"))
+		return MS_CELL_EMPTY;
+	if (!pyfmt_is_canonical(cell, n) && strspn(cell + (cell[0] == '-'), "0123456789") != n - (cell[0] == '-'))
+		return MS_CELL_TEXT; /* a float's repr, or an int's digits, only */
+	return number_type(pyfmt_strtod(cell, NULL), num);
+}
+
+enum ms_cell_type ms_cell_type(const struct ms_table *t, const struct ms_row *r, size_t col, double *num)
+{
+	int s = stats_col(t);
+	size_t n;
+	ms_header(t, &n);
+	if (col >= n)
+		return MS_CELL_EMPTY;
+	if (t->mode == MS_MODE_MD5)
+		return col == 10 ? (!strcmp(r->cells[col], "True") ? MS_CELL_TRUE : MS_CELL_FALSE) : MS_CELL_TEXT;
+	if (t->mode == MS_MODE_TENSOR && col >= 8 && col < 14)
+		return metric_type(r->cells[col], num);
+	if ((int)col >= s && (int)col < s + 8) {
+		struct pyval tmp;
+		return stat_type(typed_stat(t, r, (int)col - s, &tmp), num);
+	}
+	if ((int)col == s + 8)
+		return !strcmp(r->cells[col], "True") ? MS_CELL_TRUE : MS_CELL_FALSE;
+	return MS_CELL_TEXT;
+}
+
 /* ---- statistics diffs (section 5) ----------------------------------------- */
 
 enum vclass { V_NAN, V_INF, V_NEG_INF, V_NUM, V_DEVICE, V_NA, V_OTHER };

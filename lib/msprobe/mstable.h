@@ -82,6 +82,20 @@ void ms_table_observe(struct ms_table *t, const struct ms_row *row);
 /* Whether nothing later can change the cells of this row. */
 bool ms_row_final(const struct ms_table *t, const struct ms_row *row);
 
+/*
+ * What msprobe's workbook (compare --xlsx) holds where its CSV holds the
+ * text r->cells[col], for a judged row (reference: msprobe-xlsx.md, and
+ * pandas' ExcelFormatter): a statistic that is a Python int or float is a
+ * number (*num), a bool a boolean, a float NaN an empty cell, an infinity
+ * the text "inf" / "-inf" (pandas' inf_rep; msprobe-xlsx.md says empty,
+ * which is openpyxl's rule for a NaN or inf number that pandas never
+ * passes it); the tensor metrics are numbers where msprobe computed a
+ * float; Requires_grad Consistent is a boolean; everything else is text,
+ * the CSV cell's (the infinities without the CSV's leading space).
+ */
+enum ms_cell_type { MS_CELL_TEXT, MS_CELL_NUMBER, MS_CELL_TRUE, MS_CELL_FALSE, MS_CELL_EMPTY };
+enum ms_cell_type ms_cell_type(const struct ms_table *t, const struct ms_row *r, size_t col, double *num);
+
 /* Cells, Result and Err_message of the rows of one dump entry (all final). */
 void ms_judge_group(const struct ms_table *t, struct ms_row **rows, size_t n, struct arena *a);
 
