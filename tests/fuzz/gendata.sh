@@ -45,5 +45,7 @@ for spec in "$@"; do
 	"$bin/probe-flatten" "$gen/$n/target/step0" 2>> "$gen/gendump.log" |
 		"$bin/probe-match" "$gen/$n/golden/step0" 2>> "$gen/gendump.log" |
 		"$bin/probe-metric" -o "$gen/$n-csv" 2>> "$gen/gendump.log" || status=1
+	mkdir -p "$gen/$n-xlsx"
+	"$bin/probe-metric" -o "$gen/$n-xlsx" --xlsx < "$gen/$n.pairs" 2>> "$gen/gendump.log" || status=1
 done
 exit $status

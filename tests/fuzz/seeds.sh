@@ -101,6 +101,14 @@ csv)
 		head -n 4 "$f" > "$tmp/c" && add "$tmp/c"
 	done
 	;;
+xlsx)
+	# workbooks of probe-metric --xlsx (libxlsxwriter's layout) and their members restored as stored
+	# entries, so that the fuzzer reaches the XML: xlsx_store.py rewrites a workbook uncompressed
+	files -name '*.xlsx' | while IFS= read -r f; do
+		add "$f"
+		python3 "$top/tests/fuzz/xlsx_store.py" "$f" "$tmp/x.xlsx" 2> /dev/null && add "$tmp/x.xlsx"
+	done
+	;;
 stack)
 	files \( -name 'stack*.json' \) | while IFS= read -r f; do add "$f"; done
 	;;
