@@ -1409,8 +1409,9 @@ static int maybe_new_table(struct metric_stream *m, int64_t rank, int64_t step, 
 		return 0;
 	if (m->table_open) {
 		if (m->opts.output == METRIC_CSV && !m->opts.output_dir) {
-			strbuf_addstr(err, "these pairs hold more than one rank or step, and --csv writes a single table; "
-					   "--output-dir writes one file per rank, as msprobe does");
+			strbuf_addf(err, "these pairs hold more than one rank or step, and %s; "
+					 "--output-dir writes one file per rank, as msprobe does",
+				    m->opts.xlsx ? "--xlsx to stdout writes a single workbook" : "--csv writes a single table");
 			return -1;
 		}
 		if (end_table(m, out, err) < 0)

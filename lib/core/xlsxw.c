@@ -280,7 +280,7 @@ static int copy_row(struct xlsxw *w, lxw_worksheet *ws, lxw_row_t r, struct strb
 	if (style == EOF || !get_varint(w->spill, &n) || n > w->ncols)
 		return msg_fail(err, w->path, "a temporary file was cut short");
 	fmt = w->reader ? w->row_fmt[style & 7] : NULL;
-	for (lxw_col_t c = 0; c < n; c++) {
+	for (size_t c = 0; c < n; c++) {
 		int type = getc(w->spill);
 		double num;
 		lxw_error e = LXW_NO_ERROR;
@@ -294,22 +294,22 @@ static int copy_row(struct xlsxw *w, lxw_worksheet *ws, lxw_row_t r, struct strb
 				return msg_fail(err, w->path, "a temporary file was cut short");
 			strbuf_setlen(text, (size_t)len);
 			if (len)
-				e = worksheet_write_string(ws, r, c, cell_text(w, text->buf, text->len), fmt);
+				e = worksheet_write_string(ws, r, (lxw_col_t)c, cell_text(w, text->buf, text->len), fmt);
 			else if (fmt)
-				e = worksheet_write_blank(ws, r, c, fmt);
+				e = worksheet_write_blank(ws, r, (lxw_col_t)c, fmt);
 			break;
 		case XLSXW_NUMBER:
 			if (fread(&num, sizeof(num), 1, w->spill) != 1)
 				return msg_fail(err, w->path, "a temporary file was cut short");
-			e = worksheet_write_number(ws, r, c, num, fmt);
+			e = worksheet_write_number(ws, r, (lxw_col_t)c, num, fmt);
 			break;
 		case XLSXW_TRUE:
 		case XLSXW_FALSE:
-			e = worksheet_write_boolean(ws, r, c, type == XLSXW_TRUE, fmt);
+			e = worksheet_write_boolean(ws, r, (lxw_col_t)c, type == XLSXW_TRUE, fmt);
 			break;
 		case XLSXW_EMPTY:
 			if (fmt)
-				e = worksheet_write_blank(ws, r, c, fmt);
+				e = worksheet_write_blank(ws, r, (lxw_col_t)c, fmt);
 			break;
 		default:
 			return msg_fail(err, w->path, "a temporary file was cut short");
@@ -318,8 +318,8 @@ static int copy_row(struct xlsxw *w, lxw_worksheet *ws, lxw_row_t r, struct strb
 			return fail_lxw(w, e, err);
 	}
 	if (fmt && n < w->ncols)
-		for (lxw_col_t c = (lxw_col_t)n; c < w->ncols; c++)
-			worksheet_write_blank(ws, r, c, fmt);
+		for (size_t c = n; c < w->ncols; c++)
+			worksheet_write_blank(ws, r, (lxw_col_t)c, fmt);
 	return 0;
 }
 

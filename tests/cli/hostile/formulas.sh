@@ -54,3 +54,7 @@ probe-flatten -q t | probe-match g | probe-metric > records; echo "the records (
 printf '%s\n' '{"a": "=1+2", "b": -1.5, "c": "-1.5", "d": "@SUM(A1)", "e": "x;=cmd|'"'"' /C calc'"'"'!A0", "f": "\tx", "g": "-inf", "h": "-x", "=h": 1}' \
 	'{"a": "+", "b": "1e5", "c": "%", "d": "＠x", "e": "a;-1;-b", "f": "\rx", "g": "+3", "h": "mid=dle", "=h": "-"}' |
 	probe-table | sed 's/\r/<CR>/g; s/\t/<TAB>/g'
+# --xlsx: msprobe's check_df_malicious guards its workbook too ("into the excel")
+probe-flatten -q t | probe-match g | probe-metric --xlsx > out.xlsx 2> err; echo "--xlsx: status $?, $(wc -c < out.xlsx) bytes; $(cat err)"
+rm -r out; mkdir out
+probe-flatten -q t | probe-match g | probe-metric -o out --xlsx 2> err; echo "-o --xlsx: status $?, $(ls -A out | wc -l) files; $(sed 's/_[0-9]\{14\}/_TIMESTAMP/' err)"
