@@ -136,6 +136,7 @@ static const char *const fault_names[] = {
 	[GEN_FAULT_SCALAR] = "scalar",
 	[GEN_FAULT_INF] = "inf",
 	[GEN_FAULT_NAN_INPUT] = "nan-input",
+	[GEN_FAULT_ALL_REDUCE] = "all-reduce",
 };
 
 int gendump_fault_parse(const char *name)
@@ -1673,8 +1674,18 @@ static void average_gradients(struct model *models, struct rank_dump *dumps, int
 			tensor_init(&reduced, grads[0]->ndim, grads[0]->shape[0], grads[0]->shape[1], false);
 			average_over_ranks(&reduced, grads, ranks);
 			for (int r = 0; r < ranks; r++) {
+				/* the faulty rank receives a result the others do not: the first one, 1e-3 off at [0][0] */
+				bool corrupt = k == 0 && models[r].fault == GEN_FAULT_ALL_REDUCE;
+				if (corrupt) {
+					reduced.v[0] += 1e-3f;
+					tensor_changed(&reduced);
+				}
 				dump_all_reduce(&dumps[r], k, grads[r], &reduced, ranks);
 				tensor_copy_values(grads[r], &reduced);
+				if (corrupt) {
+					reduced.v[0] -= 1e-3f;
+					tensor_changed(&reduced);
+				}
 			}
 			tensor_release(&reduced);
 		}

@@ -92,6 +92,10 @@
  *                  is +inf, every call             Norm Infinity; made
  * nan-input        x[0][0] is NaN in every batch   Functional.linear.0.forward.input.0: Max..Norm
  *                                                  NaN; an input (the data)
+ * all-reduce       with --ranks > 1, the first     Distributed.all_reduce.0.forward.output.0 of the
+ *                  all_reduce of each step on the  faulty rank: Max..Norm; its inputs are equal, so
+ *                  faulty rank is 1e-3 off at      made by the collective; the other ranks' results
+ *                  [0][0] (the others' are right)  are right, and the group's outputs disagree
  *
  * In md5 mode the same leaves are the first (but for fc2-weight-tiny's),
  * and their md5 differs too, except shape's.
@@ -133,6 +137,7 @@ enum gen_fault {
 	GEN_FAULT_SCALAR,          /* fc1's ReLU is called with inplace=True, every call */
 	GEN_FAULT_INF,             /* fc2's F.linear output [0][0] becomes +inf, every call */
 	GEN_FAULT_NAN_INPUT,       /* x[0][0] is NaN in every batch */
+	GEN_FAULT_ALL_REDUCE,      /* the first all_reduce of each step gives the faulty rank a result 1e-3 off at [0][0] */
 };
 
 /* "none", "fc2-weight", ... to the fault; -1 for an unknown name. */
