@@ -99,6 +99,10 @@ mkdir -p "$tmp"
 measure "stage-match:$label" "$bytes" "'$bin/probe-match' '$last/golden' '$tmp/target.ndjson'"
 measure "stage-metric-csv:$label" "$bytes" "'$bin/probe-metric' --csv '$tmp/pairs.ndjson'"
 measure "stage-metric-ndjson:$label" "$bytes" "'$bin/probe-metric' '$tmp/pairs.ndjson'"
+# msprobe's workbook beside its CSV: -o, as users run it (the workbook is deflated, its rows spilled first)
+mkdir -p "$tmp/xlsx" "$tmp/csvdir"
+measure "stage-metric-xlsx:$label" "$bytes" "rm -f '$tmp/xlsx'/* && '$bin/probe-metric' -o '$tmp/xlsx' --xlsx '$tmp/pairs.ndjson'"
+measure "stage-metric-csv-o:$label" "$bytes" "rm -f '$tmp/csvdir'/* && '$bin/probe-metric' -o '$tmp/csvdir' '$tmp/pairs.ndjson'"
 measure "stage-first:$label" "$bytes" "'$bin/probe-first' '$tmp/pairs.ndjson' || test \$? = 1"
 "$bin/probe-metric" "$tmp/pairs.ndjson" > "$tmp/metric.ndjson"
 measure "stage-plot-svg:$label" "$bytes" "'$bin/probe-plot' '$tmp/metric.ndjson'"
@@ -158,6 +162,15 @@ cat "$r64"/*/step0/rank*/dump.json > /dev/null
 measure "read-once:ranks64" "$bytes" "cat '$r64'/target/step0/rank*/dump.json"
 measure "ranks64-serial-first" "$bytes" \
 	"'$bin/probe-flatten' -q '$r64/target/step0' | '$bin/probe-match' '$r64/golden/step0' | '$bin/probe-metric' | '$bin/probe-first' > /dev/null || test \$? = 1"
+# msprobe merge_result's job on the 64 ranks: their workbooks (one per rank), merged and checked
+mkdir -p "$tmp/r64x"
+if [ -z "$(ls "$tmp/r64x")" ]; then
+	"$bin/probe-flatten" -q "$r64/target/step0" | "$bin/probe-match" "$r64/golden/step0" | "$bin/probe-metric" -o "$tmp/r64x" --xlsx
+fi
+measure "ranks64-merge-xlsx" "$(cat "$tmp"/r64x/*.xlsx | wc -c | tr -d ' ')" \
+	"rm -rf '$tmp/r64m' && mkdir '$tmp/r64m' && '$bin/probe-merge' --api all_reduce -o '$tmp/r64m' '$tmp/r64x' 2> /dev/null"
+measure "ranks64-merge-groups" "$(cat "$tmp"/r64x/*.xlsx | wc -c | tr -d ' ')" "'$bin/probe-merge' --groups '$tmp/r64x' > /dev/null || test \$? = 1"
+rm -rf "$tmp/r64x" "$tmp/r64m"
 if command -v parallel > /dev/null; then
 	mkdir -p "$tmp"
 	measure "ranks64-parallel-first" "$bytes" \
@@ -187,6 +200,9 @@ jq -rs '
 	| .[] | (.figure | sub("flatten:"; "")) as $l
 	| "  \($l): \(.mb_per_s) MB/s = \((.mb_per_s / $f["read-once:" + $l].mb_per_s * 100 | floor)) % of read-once"
 	  + (if $f["jq-c-data:" + $l] then ", \((.mb_per_s / $f["jq-c-data:" + $l].mb_per_s * 10 | floor) / 10)x jq" else "" end)' "$results"
+echo
+echo "msprobe's workbook (probe-metric -o DIR --xlsx) beside the CSV files (-o DIR):"
+jq -r 'select(.figure | test("^stage-metric-(xlsx|csv-o)")) | "  \(.figure): \(.median_s) s (min \(.min_s), max \(.max_s)), peak \(.peak_kb / 1024 | floor) MB"' "$results"
 echo
 echo "the compare pipeline (msprobe compare on this pair, this machine: 256 s, 4.7 GB peak, per design.md):"
 jq -r 'select(.figure | test("^(stage|pipeline)")) | "  \(.figure): \(.median_s) s (min \(.min_s), max \(.max_s)), peak \(.peak_kb / 1024 | floor) MB, \(256 / .median_s | floor)x faster than msprobe"' "$results"

@@ -119,3 +119,147 @@ void yamlmap_release(struct yamlmap *m)
 	strmap_release(&m->index);
 	memset(m, 0, sizeof(*m));
 }
+
+/* ---- mappings of names to lists ------------------------------------------------ */
+
+static bool yaml_null(const yaml_event_t *ev)
+{
+	const char *s = (const char *)ev->data.scalar.value;
+	return ev->data.scalar.plain_implicit &&
+	       (!ev->data.scalar.length || !strcmp(s, "~") || !strcmp(s, "null") || !strcmp(s, "Null") ||
+		!strcmp(s, "NULL"));
+}
+
+static void lists_add_key(struct yamllists *l, const char *s, size_t n, bool scalar)
+{
+	ALLOC_GROW(l->keys, l->nr + 1, l->alloc);
+	l->items = xrealloc(l->items, l->alloc * sizeof(*l->items));
+	l->nitems = xrealloc(l->nitems, l->alloc * sizeof(*l->nitems));
+	l->scalar = xrealloc(l->scalar, l->alloc * sizeof(*l->scalar));
+	l->keys[l->nr] = xmemdupz(s, n);
+	l->items[l->nr] = NULL;
+	l->nitems[l->nr] = 0;
+	l->scalar[l->nr] = scalar;
+	l->nr++;
+}
+
+static void lists_add_item(struct yamllists *l, const char *s, size_t n)
+{
+	size_t k = l->nr - 1;
+	l->items[k] = xrealloc(l->items[k], (l->nitems[k] + 1) * sizeof(**l->items));
+	l->items[k][l->nitems[k]++] = xmemdupz(s, n);
+}
+
+int yamllists_load(struct yamllists *l, const char *path, struct strbuf *err)
+{
+	yaml_parser_t parser;
+	yaml_event_t ev;
+	FILE *f = fopen(path, "rb");
+	int depth = 0, ret = 0;
+	char *key = NULL;
+	bool seen_root = false, in_list = false;
+
+	if (!f) {
+		strbuf_addf(err, "%s: cannot open: %s", path, strerror(errno));
+		return -1;
+	}
+	yaml_parser_initialize(&parser);
+	yaml_parser_set_input_file(&parser, f);
+	while (!ret) {
+		if (!yaml_parser_parse(&parser, &ev)) {
+			strbuf_addf(err, "%s:%zu:%zu: %s", path, parser.problem_mark.line + 1,
+				    parser.problem_mark.column + 1, parser.problem ? parser.problem : "YAML error");
+			ret = -1;
+			break;
+		}
+		if (ev.type == YAML_STREAM_END_EVENT) {
+			yaml_event_delete(&ev);
+			break;
+		}
+		switch (ev.type) {
+		case YAML_MAPPING_START_EVENT:
+			if (depth > 0 || seen_root)
+				ret = fail_at(err, path, &ev.start_mark, "a mapping inside the config: it maps names to lists");
+			depth++;
+			seen_root = true;
+			break;
+		case YAML_MAPPING_END_EVENT:
+			depth--;
+			break;
+		case YAML_SEQUENCE_START_EVENT:
+			if (depth != 1 || !key || in_list)
+				ret = fail_at(err, path, &ev.start_mark, "a list where a name should be");
+			else {
+				lists_add_key(l, key, strlen(key), false);
+				in_list = true;
+			}
+			break;
+		case YAML_SEQUENCE_END_EVENT:
+			in_list = false;
+			free(key);
+			key = NULL;
+			break;
+		case YAML_ALIAS_EVENT:
+			ret = fail_at(err, path, &ev.start_mark, "aliases are not supported here");
+			break;
+		case YAML_SCALAR_EVENT: {
+			const char *s = (const char *)ev.data.scalar.value;
+			size_t n = ev.data.scalar.length;
+			if (depth != 1) {
+				ret = fail_at(err, path, &ev.start_mark, "the config must be a YAML mapping");
+			} else if (memchr(s, '\0', n)) {
+				ret = fail_at(err, path, &ev.start_mark, "a name with a NUL byte");
+			} else if (in_list) {
+				lists_add_item(l, s, n);
+			} else if (!key) {
+				if (yamllists_find(l, s) >= 0) {
+					struct strbuf what = STRBUF_INIT;
+					strbuf_addf(&what, "\"%s\" is given twice", s);
+					ret = fail_at(err, path, &ev.start_mark, what.buf);
+					strbuf_release(&what);
+				}
+				key = xmemdupz(s, n);
+			} else {
+				lists_add_key(l, key, strlen(key), !yaml_null(&ev));
+				free(key);
+				key = NULL;
+			}
+			break;
+		}
+		default:
+			break;
+		}
+		yaml_event_delete(&ev);
+	}
+	free(key);
+	yaml_parser_delete(&parser);
+	fclose(f);
+	if (!ret && !seen_root) {
+		strbuf_addf(err, "%s: the config is empty", path);
+		ret = -1;
+	}
+	return ret;
+}
+
+ssize_t yamllists_find(const struct yamllists *l, const char *key)
+{
+	for (size_t i = 0; i < l->nr; i++)
+		if (!strcmp(l->keys[i], key))
+			return (ssize_t)i;
+	return -1;
+}
+
+void yamllists_release(struct yamllists *l)
+{
+	for (size_t i = 0; i < l->nr; i++) {
+		for (size_t k = 0; k < l->nitems[i]; k++)
+			free(l->items[i][k]);
+		free(l->items[i]);
+		free(l->keys[i]);
+	}
+	free(l->keys);
+	free(l->items);
+	free(l->nitems);
+	free(l->scalar);
+	memset(l, 0, sizeof(*l));
+}

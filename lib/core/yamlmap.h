@@ -27,4 +27,25 @@ int yamlmap_load(struct yamlmap *m, const char *path, struct strbuf *err);
 const char *yamlmap_get(const struct yamlmap *m, const char *key, size_t len);
 void yamlmap_release(struct yamlmap *m);
 
+/*
+ * A YAML mapping of names to lists of names (msprobe merge_result's config:
+ * api, compare_index).  A name mapped to null (or nothing) has an empty
+ * list; one mapped to another scalar is kept as not a list, for the
+ * caller's message.  Errors as yamlmap_load()'s.
+ */
+struct yamllists {
+	char **keys;        /* owned, file order */
+	char ***items;      /* per key, owned */
+	size_t *nitems;
+	bool *scalar;       /* per key: mapped to a scalar that is not null */
+	size_t nr, alloc;
+};
+
+#define YAMLLISTS_INIT { NULL, NULL, NULL, NULL, 0, 0 }
+
+int yamllists_load(struct yamllists *l, const char *path, struct strbuf *err);
+/* The position of key, or -1. */
+ssize_t yamllists_find(const struct yamllists *l, const char *key);
+void yamllists_release(struct yamllists *l);
+
 #endif
