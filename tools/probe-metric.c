@@ -107,6 +107,8 @@ int main(int argc, char **argv)
 		die("%s", err.buf);
 	if (mo.output_dir && access(mo.output_dir, W_OK))
 		die_errno("%s: cannot write there", mo.output_dir);
+	if (mo.xlsx && mo.rows_per_file)
+		opt_usage_error(&spec, "--rows-per-file splits CSV files; a workbook's sheets are split as msprobe splits them");
 	if (mo.xlsx && !mo.output_dir && isatty(STDOUT_FILENO))
 		die("a workbook is not for a terminal: redirect stdout to a file, or give -o DIR");
 

@@ -80,3 +80,4 @@ for row in sheet.iter(M + "row"):
 for k in sorted(shared):
     print("  Result %-7s fill %-8s bold %-5s first %-5s e.g. %s" % (k + (shared[k],)))
 PY
+probe-metric --xlsx --rows-per-file 5 < /dev/null; echo "--rows-per-file with --xlsx: status $?"
