@@ -139,6 +139,30 @@ _probe_match() {
 }
 complete -o filenames -F _probe_match probe-match
 
+_probe_merge() {
+	local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]} eq=
+	# --opt=ARG: bash makes three words of it, "--opt" "=" "ARG" (COMP_WORDBREAKS)
+	if [[ $cur == = ]]; then
+		cur= eq=1
+	elif [[ $prev == = ]]; then
+		prev=${COMP_WORDS[COMP_CWORD-2]} eq=1
+	fi
+	COMPREPLY=()
+	case $prev in
+	-c|--config) _probe_files "$cur"; return ;;
+	--api) return ;;
+	--index) return ;;
+	-o|--output-dir) _probe_dirs "$cur"; return ;;
+	--format) COMPREPLY=($(compgen -W "json csv text" -- "$cur")); return ;;
+	esac
+	if [[ $cur == -* ]]; then
+		COMPREPLY=($(compgen -W "-c --config --api --index -o --output-dir --format --groups --partial -h --help --version" -- "$cur"))
+		return
+	fi
+	_probe_files "$cur"
+}
+complete -o filenames -F _probe_merge probe-merge
+
 _probe_metric() {
 	local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]} eq=
 	# --opt=ARG: bash makes three words of it, "--opt" "=" "ARG" (COMP_WORDBREAKS)
@@ -157,7 +181,7 @@ _probe_metric() {
 	-j|--jobs) return ;;
 	esac
 	if [[ $cur == -* ]]; then
-		COMPREPLY=($(compgen -W "--csv --mode --rtol --atol --no-stack -o --output-dir --rows-per-file --partial -j --jobs -v --verbose -h --help --version" -- "$cur"))
+		COMPREPLY=($(compgen -W "--csv --xlsx --xlsx-reader --mode --rtol --atol --no-stack -o --output-dir --rows-per-file --partial -j --jobs -v --verbose -h --help --version" -- "$cur"))
 		return
 	fi
 	_probe_files "$cur"

@@ -31,8 +31,8 @@ static const struct opt_spec options[] = {
 
 static const struct tool_spec spec = {
 	.name = "probe-merge",
-	.synopsis = "[-c FILE] [--api NAME]... [--index NAME]... [-o DIR] [--format FORMAT] [--partial] INPUT...\n"
-		    "--groups [--format json|text] INPUT...",
+	.synopsis = "[-c FILE] [--api NAME ...] [--index NAME ...] [-o DIR] [--format FORMAT] [--partial] INPUT ...\n"
+		    "--groups [--format json|text] INPUT ...",
 	.summary = "Gather the compare results of several ranks (msprobe's xlsx, compare_result CSV, or metric records) "
 		   "into one table per compare index, as msprobe merge_result does; or check that the ranks of each "
 		   "communication group agree.",
