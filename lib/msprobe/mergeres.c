@@ -512,11 +512,11 @@ static void merge_rank(struct mres *m, size_t j)
 
 int mres_finish(struct mres *m, struct strbuf *err)
 {
-	qsort(m->tables, m->ntables, sizeof(*m->tables), by_rank);
 	if (!m->ntables) {
 		strbuf_addstr(err, "Nothing to merge.");
 		return -1;
 	}
+	qsort(m->tables, m->ntables, sizeof(*m->tables), by_rank);
 	m->out = xcalloc(m->nindexes, sizeof(*m->out));
 	for (size_t j = 0; j < m->ntables; j++)
 		merge_rank(m, j);
