@@ -127,6 +127,8 @@ static void parse_options(struct gen_config *cfg, int argc, char **argv)
 		opt_usage_error(&spec, argc == first ? "no output directory given" : "more than one operand");
 	if (cfg->fault_rank >= cfg->ranks)
 		opt_usage_error(&spec, "--fault-rank %d is not below --ranks %d", cfg->fault_rank, cfg->ranks);
+	if (cfg->fault == GEN_FAULT_ALL_REDUCE && cfg->ranks < 2)
+		opt_usage_error(&spec, "--fault all-reduce needs --ranks 2 or more: one rank has no all_reduce");
 	if ((layout_given || format_given) && cfg->task != GEN_TASK_TENSOR)
 		opt_usage_error(&spec, "--%s needs --mode tensor", format_given ? "format" : "pt-layout");
 	if (layout_given && cfg->format == GEN_FORMAT_NPY)

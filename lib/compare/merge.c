@@ -400,6 +400,8 @@ static int read_xlsx_table(struct merge *m, struct table_in *t, struct strbuf *e
 struct csv_reading {
 	struct merge *m;
 	struct table_in *t;
+	const char *file;  /* the part being read */
+	bool first_part;
 	size_t ncols;
 };
 
@@ -407,30 +409,37 @@ static int csv_row(void *ctx, const struct csvrows_row *row, struct strbuf *err)
 {
 	struct csv_reading *r = ctx;
 	if (row->overflow)
-		return msg_fail(err, r->t->file, "line %llu: more than %d columns: not a compare result",
+		return msg_fail(err, r->file, "line %llu: more than %d columns: not a compare result",
 				(unsigned long long)row->line, MAX_COLS);
-	if (!row->index) {
+	if (!row->index && r->first_part) {
 		r->ncols = row->n;
 		return table_header(r->m, r->t, (const char *const *)row->cells, row->n, err);
 	}
 	if (row->n != r->ncols) {
-		strbuf_addf(err, "%s:%llu: %zu cells where the header has %zu", r->t->file,
-			    (unsigned long long)row->line, row->n, r->ncols);
+		strbuf_addf(err, "%s:%llu: %zu cells where the %s has %zu", r->file, (unsigned long long)row->line,
+			    row->n, r->first_part ? "header" : "first part's header", r->ncols);
 		return -1;
 	}
+	if (!row->index)
+		return 0; /* a later part's header */
 	for (size_t i = 0; i < row->n; i++)
 		r->t->vals[i] = (struct mres_value){ .kind = MRES_STR, .s = row->cells[i] };
 	return table_row(r->m, r->t, row->n, err);
 }
 
-static int read_csv_table(struct merge *m, struct table_in *t, struct strbuf *err)
+/* A table from one CSV file, or from the parts probe-metric -o and msprobe split it into, in order. */
+static int read_csv_table(struct merge *m, struct table_in *t, char *const *parts, size_t nparts, struct strbuf *err)
 {
-	struct csv_reading r = { .m = m, .t = t };
+	struct csv_reading r = { .m = m, .t = t, .first_part = true };
 	size_t max;
 	if (line_reader_limit(&max, err) < 0)
 		return -1;
-	if (csvrows_read(t->file, max, MAX_COLS, csv_row, &r, err) < 0)
-		return -1;
+	for (size_t i = 0; i < nparts; i++) {
+		r.file = parts[i];
+		if (csvrows_read(parts[i], max, MAX_COLS, csv_row, &r, err) < 0)
+			return -1;
+		r.first_part = false;
+	}
 	return table_end(m, t, err);
 }
 
@@ -496,7 +505,9 @@ static int64_t rank_of_name(const char *path, enum kind k)
 	return -2;
 }
 
-static int read_table_file(struct merge *m, const char *path, enum kind k, struct strbuf *err)
+/* A compare result of one file (or, for CSV, of the nparts files of one table: path is the first). */
+static int read_table(struct merge *m, const char *path, enum kind k, char *const *parts, size_t nparts,
+		      struct strbuf *err)
 {
 	int64_t rank = rank_of_name(path, k);
 	struct table_in t = { .file = path };
@@ -510,9 +521,15 @@ static int read_table_file(struct merge *m, const char *path, enum kind k, struc
 				"compare_result_rank<N>_<YYYYmmddHHMMSS>.xlsx)", base_name(path));
 	t.rank = rank;
 	strbuf_init(&t.text, 0);
-	ret = k == K_XLSX ? read_xlsx_table(m, &t, err) : read_csv_table(m, &t, err);
+	ret = k == K_XLSX ? read_xlsx_table(m, &t, err) : read_csv_table(m, &t, parts, nparts, err);
 	strbuf_release(&t.text);
 	return ret;
+}
+
+static int read_table_file(struct merge *m, const char *path, enum kind k, struct strbuf *err)
+{
+	char *one = (char *)path;
+	return read_table(m, path, k, &one, 1, err);
 }
 
 static int by_name(const void *a, const void *b)
@@ -543,24 +560,72 @@ static int list_dir(const char *dir, bool csv_only, char ***names, size_t *n, st
 	return 0;
 }
 
+/* The part number of a split CSV table's file name ("..._part_3.csv": 3), 0 when it is not one. */
+static unsigned long part_number(const char *name, size_t *base_len)
+{
+	const char *p = strstr(name, "_part_");
+	char *end;
+	unsigned long n;
+	for (const char *q = p; q; q = strstr(q + 1, "_part_"))
+		p = q; /* the last one */
+	if (!p || !ends_with(name, ".csv") || p[6] < '1' || p[6] > '9')
+		return 0;
+	n = strtoul(p + 6, &end, 10);
+	if (strcmp(end, ".csv"))
+		return 0;
+	*base_len = (size_t)(p - name);
+	return n;
+}
+
+/* The directory's files by table: a split CSV table's parts together, in part order. */
+static int by_table(const void *a, const void *b)
+{
+	const char *x = *(char *const *)a, *y = *(char *const *)b;
+	size_t bx = 0, by = 0;
+	unsigned long px = part_number(x, &bx), py = part_number(y, &by);
+	int c;
+	if (!px)
+		bx = strlen(x);
+	if (!py)
+		by = strlen(y);
+	c = strncmp(x, y, bx < by ? bx : by);
+	if (c || bx != by)
+		return c ? c : (bx > by) - (bx < by);
+	return (px > py) - (px < py);
+}
+
 static int read_dir(struct merge *m, const char *dir, bool csv_only, struct strbuf *err)
 {
 	char **names;
 	size_t n;
 	int ret = 0;
-	struct strbuf path = STRBUF_INIT;
 	if (list_dir(dir, csv_only, &names, &n, err) < 0)
 		return -1;
+	if (n)
+		qsort(names, n, sizeof(*names), by_table);
 	for (size_t i = 0; i < n; i++) {
-		if (!ret) {
-			strbuf_reset(&path);
-			strbuf_addf(&path, "%s/%s", dir, names[i]);
-			ret = read_table_file(m, path.buf, ends_with(names[i], ".csv") ? K_CSV : K_XLSX, err);
-		}
+		struct strbuf path = STRBUF_INIT;
+		strbuf_addf(&path, "%s/%s", dir, names[i]);
 		free(names[i]);
+		names[i] = strbuf_detach(&path, NULL);
 	}
+	for (size_t i = 0; i < n && !ret;) {
+		size_t base, k = 1;
+		const char *b = base_name(names[i]);
+		if (part_number(b, &base) == 1)
+			while (i + k < n) {
+				size_t base2;
+				const char *b2 = base_name(names[i + k]);
+				if (part_number(b2, &base2) != k + 1 || base2 != base || strncmp(b, b2, base))
+					break;
+				k++;
+			}
+		ret = read_table(m, names[i], ends_with(names[i], ".csv") ? K_CSV : K_XLSX, names + i, k, err);
+		i += k;
+	}
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
 	free(names);
-	strbuf_release(&path);
 	return ret;
 }
 

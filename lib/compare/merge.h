@@ -5,7 +5,8 @@
  *
  * Operands (merge_add_operand), any mix of:
  *   - a directory: msprobe's -i DIR: every *.xlsx in it, and (beyond
- *     msprobe) every compare_result_*.csv, in name order;
+ *     msprobe) every compare_result_*.csv, in name order, the _part_1,
+ *     _part_2, ... files of a table split into CSV files read as one;
  *   - an .xlsx file: msprobe's compare --xlsx workbook (or probe-metric
  *     --xlsx's); every sheet of msprobe's (Sheet1, or part_0, part_1, ...)
  *     is read as one table, where msprobe's read_excel reads the first;

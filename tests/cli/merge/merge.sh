@@ -68,3 +68,11 @@ f9=$(ls csv16/compare_result_rank9_*)
 grep -v 'all_reduce' "$f9" > tmp.csv && mv tmp.csv "$f9"
 agree "16 ranks, rank 9 without all_reduce" all_reduce,relu.0 "Max diff" csv16 -- --api all_reduce --api relu.0 --index "Max diff" csv16
 grep -m1 'all_reduce.0.forward.input.0"' got.ndjson
+
+# a table probe-metric -o split into _part_N files is read as one table
+mkdir parts
+probe-metric -o parts --rows-per-file 30 < run4.records
+probe-merge -c cfg.yaml parts > parts.ndjson; probe-merge -c cfg.yaml csv4 > whole.ndjson
+echo "$(ls parts | wc -l) part files of 4 ranks: $(cmp -s parts.ndjson whole.ndjson && echo "the same table as the whole files'" || echo differs)"
+# --fault all-reduce needs ranks
+probe-gendump --fault all-reduce one > /dev/null 2>&1; echo "--fault all-reduce with one rank: status $?"
