@@ -272,24 +272,6 @@ static uint64_t key_hash(const char *key, size_t len, uint32_t group)
 	return XXH3_64bits_withSeed(key, len, group);
 }
 
-/* ---- dtype gate ----------------------------------------------------------- */
-
-static bool in_group(const char *d, const char *const *group)
-{
-	for (; *group; group++)
-		if (!strcmp(d, *group))
-			return true;
-	return false;
-}
-
-static bool dtype_gate_passes(const char *t, const char *g)
-{
-	static const char *const torch_floats[] = { "torch.float16", "torch.float32", "torch.bfloat16", NULL };
-	static const char *const ms_floats[] = { "Float16", "Float32", "BFloat16", NULL };
-	return !strcmp(t, g) || (in_group(t, torch_floats) && in_group(g, torch_floats)) ||
-	       (in_group(t, ms_floats) && in_group(g, ms_floats));
-}
-
 /* ---- golden index ---------------------------------------------------------- */
 
 /* Under the lock.  A new group starts at the end of the published leaves. */
@@ -1148,7 +1130,7 @@ static int add_target(struct matcher *m, const char *line, size_t len, struct st
 		add_golden_text(out, g, &m->hits[i].group);
 		if (!i && check_pair(m, &r, out->buf + at, out->len - at, err) < 0)
 			return -1;
-		if (gate && !dtype_gate_passes(m->scratch2.buf, g->dtype)) {
+		if (gate && !mscell_dtype_gate(m->scratch2.buf, g->dtype)) {
 			strbuf_add(out, ",\"msprobe_unmatched\":\"dtype\"", 28);
 			m->stats.gated++;
 		}

@@ -14,8 +14,9 @@
  * comparison is accepted as partial (opts.partial: the tools after it then
  * accept it too, alike.h),
  * plus "msprobe_unmatched": "dtype" when msprobe's dtype gate would treat
- * the pair as unmatched (dtypes differ and are not both in the
- * float16/float32/bfloat16 group; the gate is off with a data mapping),
+ * the pair as unmatched (mscell_dtype_gate(): dtypes differ and are not
+ * both in a float16/float32/bfloat16 group, nor of one kind across
+ * frameworks; the gate is off with a data mapping),
  * and, for golden-only leaves, "t_after": the target seq of the pair that
  * precedes the leaf in golden order (null when it comes first).
  *

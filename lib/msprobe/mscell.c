@@ -346,3 +346,46 @@ int mscell_from_record(struct msleaf *m, const struct leafrec *r, struct arena *
 	strbuf_release(&sb);
 	return 0;
 }
+
+/* ---- the dtype gate ------------------------------------------------------------------- */
+
+static bool in_list(const char *d, const char *const *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(d, v[i]))
+			return true;
+	return false;
+}
+
+/* msprobe's cross-framework kind of a dtype name of either framework, or the name itself. */
+static const char *dtype_kind(const char *d)
+{
+	static const char *const ints[] = { "Int8", "UInt8", "Int16", "UInt16", "Int32", "UInt32", "Int64",
+					    "UInt64", "torch.int8", "torch.uint8", "torch.int16", "torch.uint16",
+					    "torch.int32", "torch.uint32", "torch.int64", "torch.uint64" };
+	static const char *const floats[] = { "Float16", "Float32", "Float64", "BFloat16", "torch.float16",
+					      "torch.float32", "torch.float64", "torch.bfloat16" };
+	static const char *const bools[] = { "Bool", "torch.bool" };
+	static const char *const complexes[] = { "Complex64", "Complex128", "torch.complex64", "torch.complex128" };
+	if (in_list(d, ints, ARRAY_SIZE(ints)))
+		return "int";
+	if (in_list(d, floats, ARRAY_SIZE(floats)))
+		return "float";
+	if (in_list(d, bools, ARRAY_SIZE(bools)))
+		return "bool";
+	if (in_list(d, complexes, ARRAY_SIZE(complexes)))
+		return "complex";
+	return d;
+}
+
+bool mscell_dtype_gate(const char *t, const char *g)
+{
+	static const char *const torch_floats[] = { "torch.float16", "torch.float32", "torch.bfloat16" };
+	static const char *const ms_floats[] = { "Float16", "Float32", "BFloat16" };
+	bool cross = !strncmp(g, "torch.", 6) && strncmp(t, "torch.", 6);
+	if (!strcmp(t, g))
+		return true;
+	if ((in_list(t, torch_floats, 3) && in_list(g, torch_floats, 3)) || (in_list(t, ms_floats, 3) && in_list(g, ms_floats, 3)))
+		return true;
+	return cross && !strcmp(dtype_kind(t), dtype_kind(g));
+}

@@ -1,0 +1,31 @@
+# msprobe's CSV across frameworks and within MindSpore (../shared/fixtures/crossfw):
+# 02_nomap, a MindSpore target against a PyTorch golden without a mapping (the
+# cross-framework dtype table of the gate: Int32 against torch.int64 matched, its
+# Result msprobe's error for the dtype and requires_grad names), and 13, a
+# MindSpore dump with one Cell's output doubled against the original; byte for byte.
+set -u
+n=0
+C=$FIXTURES/crossfw
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+check() { # label expected-csv target golden [--partial]
+	n=$((n + 1))
+	if [ ! -f "$2" ]; then
+		echo "ok $n - $1 # SKIP $FIXTURES is absent"
+		return
+	fi
+	if ! { probe-flatten "$3" | probe-match $5 "$4" | probe-metric $5 --csv > "$tmp/ours.csv"; } 2> "$tmp/err"; then
+		echo "not ok $n - $1: the pipeline failed"
+		sed 's/^/# /' "$tmp/err"
+	elif cmp -s "$2" "$tmp/ours.csv"; then
+		echo "ok $n - $1: CSV equals msprobe's byte for byte ($(($(wc -l < "$2") - 1)) rows, $(grep -c ',error,' "$2") error)"
+	else
+		echo "not ok $n - $1: the CSV differs from msprobe's"
+		diff "$2" "$tmp/ours.csv" | head -n 10 | sed 's/^/# /'
+	fi
+}
+# msprobe compares what it can; 8 of 44 matched is a partial comparison to probe
+check "02 MindSpore against PyTorch, no mapping" "$(ls "$C"/expected/02_nomap/*.csv 2> /dev/null)" \
+	"$C/sample/mindspore_data" "$C/sample/pytorch_data" --partial
+check "13 MindSpore against MindSpore, one Cell's output doubled" "$(ls "$C"/expected/13_ms_vs_ms_emb_x2/*.csv 2> /dev/null)" \
+	"$C/ms_perturbed_x2" "$C/sample/mindspore_data" ""
