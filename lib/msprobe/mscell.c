@@ -378,11 +378,10 @@ static const char *dtype_kind(const char *d)
 	return d;
 }
 
-bool mscell_dtype_gate(const char *t, const char *g)
+bool mscell_dtype_gate(const char *t, const char *g, bool cross)
 {
 	static const char *const torch_floats[] = { "torch.float16", "torch.float32", "torch.bfloat16" };
 	static const char *const ms_floats[] = { "Float16", "Float32", "BFloat16" };
-	bool cross = !strncmp(g, "torch.", 6) && strncmp(t, "torch.", 6);
 	if (!strcmp(t, g))
 		return true;
 	if ((in_list(t, torch_floats, 3) && in_list(g, torch_floats, 3)) || (in_list(t, ms_floats, 3) && in_list(g, ms_floats, 3)))

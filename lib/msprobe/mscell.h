@@ -61,14 +61,14 @@ void mscell_dtype(const struct leafrec *r, struct strbuf *out);
  * whether the golden columns of a pair of dtype cells t (target) and g
  * stay, rather than becoming N/A.  Equal dtypes pass; so do two of
  * {Float16, Float32, BFloat16} or two of {torch.float16, torch.float32,
- * torch.bfloat16}; and across frameworks (a MindSpore target, whose dtype
- * names have no "torch." prefix, against a PyTorch golden tensor) both
+ * torch.bfloat16}; and across frameworks (cross: a MindSpore target, the
+ * caller knows it from the leaf's type, against a PyTorch golden) both
  * sides are first mapped through msprobe's table of kinds: every int and
  * uint width to "int", float16/32/64 and bfloat16 to "float", bool to
  * "bool", complex64/128 to "complex" (Int32 passes against torch.int64,
  * Float32 against torch.bfloat16; anything else maps to itself, so
  * "<class 'str'>" does not pass against None).
  */
-bool mscell_dtype_gate(const char *t, const char *g);
+bool mscell_dtype_gate(const char *t, const char *g, bool cross);
 
 #endif
