@@ -12,6 +12,7 @@ end
 complete -c probe-match -f -a '(__probe_paths dump)'
 complete -c probe-match -s f -l fuzzy -d 'pair rows by name without call index, k-th with k-th (msprobe -fm)'
 complete -c probe-match -l data-mapping -r -F -d 'map target row names to golden ones (msprobe -dm)'
+complete -c probe-match -l api-mapping -d 'map MindSpore API names to PyTorch\'s by msprobe\'s built-in table (msprobe -am without a file)'
 complete -c probe-match -l cell-mapping -F -d 'map Cell to Module and module names by FILE (msprobe -cm)'
 complete -c probe-match -l ranks-by-position -d 'pair the k-th target rank with the k-th golden rank'
 complete -c probe-match -l only-ranks -x -d 'read only these ranks of the golden dump, e.g. 0,4-7'

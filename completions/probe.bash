@@ -132,7 +132,7 @@ _probe_match() {
 	--only-ranks) return ;;
 	esac
 	if [[ $cur == -* ]]; then
-		COMPREPLY=($(compgen -W "-f --fuzzy --data-mapping --cell-mapping --ranks-by-position --only-ranks --partial -v --verbose -h --help --version" -- "$cur"))
+		COMPREPLY=($(compgen -W "-f --fuzzy --data-mapping --api-mapping --cell-mapping --ranks-by-position --only-ranks --partial -v --verbose -h --help --version" -- "$cur"))
 		return
 	fi
 	_probe_dumps "$cur"

@@ -13,12 +13,14 @@
 
 #include <unistd.h>
 
-enum { OPT_DATA_MAPPING = 256, OPT_CELL_MAPPING, OPT_RANKS_BY_POSITION, OPT_ONLY_RANKS, OPT_PARTIAL };
+enum { OPT_DATA_MAPPING = 256, OPT_CELL_MAPPING, OPT_API_MAPPING, OPT_RANKS_BY_POSITION, OPT_ONLY_RANKS, OPT_PARTIAL };
 
 static const struct opt_spec options[] = {
 	{ 'f', 'f', "fuzzy", NULL, "pair rows by name without call index, k-th with k-th (msprobe -fm)", NULL, 0 },
 	{ OPT_DATA_MAPPING, 0, "data-mapping", "FILE", "map target row names to golden ones (msprobe -dm)", NULL,
 	  OPT_FILE },
+	{ OPT_API_MAPPING, 0, "api-mapping", NULL,
+	  "map MindSpore API names to PyTorch's by msprobe's built-in table (msprobe -am without a file)", NULL, 0 },
 	{ OPT_CELL_MAPPING, 0, "cell-mapping", "FILE",
 	  "map Cell to Module and module names by FILE (msprobe -cm)", NULL, OPT_FILE | OPT_OPTIONAL },
 	{ OPT_RANKS_BY_POSITION, 0, "ranks-by-position", NULL, "pair the k-th target rank with the k-th golden rank",
@@ -33,7 +35,7 @@ static const struct opt_spec options[] = {
 
 static const struct tool_spec spec = {
 	.name = "probe-match",
-	.synopsis = "[-fv] [--data-mapping FILE] [--cell-mapping[=FILE]] [--ranks-by-position] [--only-ranks LIST] "
+	.synopsis = "[-fv] [--api-mapping] [--data-mapping FILE] [--cell-mapping[=FILE]] [--ranks-by-position] [--only-ranks LIST] "
 		    "[--partial] golden [target-records]",
 	.summary = "Pair each target leaf record (stdin, from probe-flatten) with the golden leaf of the same "
 		   "msprobe compare key; golden is a dump or a file of leaf records.",
@@ -79,6 +81,9 @@ int main(int argc, char **argv)
 		case OPT_DATA_MAPPING:
 			load_mapping(&data_map, arg);
 			mo.data_mapping = &data_map;
+			break;
+		case OPT_API_MAPPING:
+			mo.api_mapping = true;
 			break;
 		case OPT_CELL_MAPPING:
 			mo.cell_mapping = true;

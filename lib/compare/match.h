@@ -53,6 +53,7 @@
 struct match_options {
 	bool fuzzy;
 	const struct yamlmap *data_mapping; /* -dm, or NULL */
+	bool api_mapping;                   /* -am without a file: msapimap.h (it goes before -cm and -dm) */
 	bool cell_mapping;                  /* -cm given */
 	const struct yamlmap *cell_map;     /* its file, or NULL (Cell->Module only) */
 	bool ranks_by_position;

@@ -2,7 +2,9 @@
 # 02_nomap, a MindSpore target against a PyTorch golden without a mapping (the
 # cross-framework dtype table of the gate: Int32 against torch.int64 matched, its
 # Result msprobe's error for the dtype and requires_grad names), and 13, a
-# MindSpore dump with one Cell's output doubled against the original; byte for byte.
+# MindSpore dump with one Cell's output doubled against the original; and 03, 02 with
+# msprobe's -am (the built-in MindSpore -> PyTorch API table: Mint.cos.0 pairs with
+# Torch.cos.0); byte for byte.
 set -u
 n=0
 C=$FIXTURES/crossfw
@@ -14,7 +16,9 @@ check() { # label expected-csv target golden [--partial]
 		echo "ok $n - $1 # SKIP $FIXTURES is absent"
 		return
 	fi
-	if ! { probe-flatten "$3" | probe-match $5 "$4" | probe-metric $5 --csv > "$tmp/ours.csv"; } 2> "$tmp/err"; then
+	match_opts=$5
+	metric_opts=; case $5 in *--partial*) metric_opts=--partial ;; esac
+	if ! { probe-flatten "$3" | probe-match $match_opts "$4" | probe-metric $metric_opts --csv > "$tmp/ours.csv"; } 2> "$tmp/err"; then
 		echo "not ok $n - $1: the pipeline failed"
 		sed 's/^/# /' "$tmp/err"
 	elif cmp -s "$2" "$tmp/ours.csv"; then
@@ -29,3 +33,6 @@ check "02 MindSpore against PyTorch, no mapping" "$(ls "$C"/expected/02_nomap/*.
 	"$C/sample/mindspore_data" "$C/sample/pytorch_data" --partial
 check "13 MindSpore against MindSpore, one Cell's output doubled" "$(ls "$C"/expected/13_ms_vs_ms_emb_x2/*.csv 2> /dev/null)" \
 	"$C/ms_perturbed_x2" "$C/sample/mindspore_data" ""
+check "03 MindSpore against PyTorch, --api-mapping (msprobe -am, its built-in table)" \
+	"$(ls "$C"/expected/03_am_builtin/*.csv 2> /dev/null)" "$C/sample/mindspore_data" "$C/sample/pytorch_data" \
+	"--partial --api-mapping"
