@@ -39,7 +39,7 @@ static void add_path(struct strbuf *out, const char *path)
 }
 
 /* msprobe compare's options that the pipeline has a word for. */
-enum ms_what { MS_TARGET, MS_GOLDEN, MS_OUTPUT, MS_FUZZY, MS_DATA_MAPPING, MS_CELL_MAPPING, MS_NR };
+enum ms_what { MS_TARGET, MS_GOLDEN, MS_OUTPUT, MS_FUZZY, MS_DATA_MAPPING, MS_CELL_MAPPING, MS_API_MAPPING, MS_NR };
 enum ms_arg { MS_NO_ARG, MS_ARG, MS_OPTIONAL_ARG };
 
 static const struct {
@@ -52,6 +52,7 @@ static const struct {
 	[MS_FUZZY] = { "-fm", "--fuzzy_match", MS_NO_ARG },
 	[MS_DATA_MAPPING] = { "-dm", "--data_mapping", MS_ARG },
 	[MS_CELL_MAPPING] = { "-cm", "--cell_mapping", MS_OPTIONAL_ARG },
+	[MS_API_MAPPING] = { "-am", "--api_mapping", MS_OPTIONAL_ARG },
 };
 
 struct ms_seen {
@@ -76,12 +77,15 @@ static enum ms_what ms_option(const char *arg, size_t *name_len, const char **va
 	return MS_NR;
 }
 
-/* "probe-match [-f] [--data-mapping F] [--cell-mapping[=F]] GOLDEN" */
+/* "probe-match [-f] [--api-mapping] [--data-mapping F] [--cell-mapping[=F]] GOLDEN" */
 static void add_match(struct strbuf *sb, const struct ms_seen *seen)
 {
 	strbuf_addstr(sb, "probe-match");
 	if (seen[MS_FUZZY].given)
 		strbuf_addstr(sb, " -f");
+	/* -am FILE (a user's table of APIs and argument indexes) has no word yet: its built-in table only */
+	if (seen[MS_API_MAPPING].given && !seen[MS_API_MAPPING].value)
+		strbuf_addstr(sb, " --api-mapping");
 	if (seen[MS_DATA_MAPPING].given) {
 		strbuf_addstr(sb, " --data-mapping ");
 		if (seen[MS_DATA_MAPPING].value)

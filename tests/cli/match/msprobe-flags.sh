@@ -21,3 +21,4 @@ probe-flatten run/target | probe-match run/golden - | wc -l
 probe-match -- -tp; echo "status $?"
 probe-match -x run/golden 2> err; echo "status $?"
 head -1 err
+probe-match -tp ms/dump.json -gp pt/dump.json -am > /dev/null 2> err; echo "-am: status $?"; cat err
