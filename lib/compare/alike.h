@@ -19,9 +19,11 @@
  *
  * What makes a comparison meaningless, refused (exit status 2):
  *   - frameworks, where our verdict is given (probe-first, probe-plot,
- *     probe-metric's records): a MindSpore leaf against a PyTorch one
- *     (their dtype names and requires_grad differ by framework, and our
- *     verdict has no cross-framework table yet).  Pairing across
+ *     probe-metric's records): a MindSpore leaf against a PyTorch one of
+ *     a tensor or md5 dump (saved bytes differ by framework: MindSpore
+ *     saves bfloat16 as float32); statistics are compared across
+ *     frameworks, with verdict.c's rules for their dtype names, types and
+ *     requires_grad (alike_frameworks_differ()).  Pairing across
  *     frameworks (probe-match with a mapping) and msprobe's own view of
  *     it (probe-metric --csv) go on: alike_options.any_framework;
  *   - the match rate: a target rank (and step) where fewer than half of
@@ -125,5 +127,8 @@ void alike_explain_all(const struct alike *a, struct strbuf *out);
 void alike_missing_dirs(const struct alike *a, const char *indent, struct strbuf *out);
 /* One line (no newline) on what the two dumps have in common when their tasks differ; "" otherwise. */
 void alike_tasks_note(const struct alike *a, struct strbuf *out);
+
+/* Both leaves' frameworks are known (torch.* or mindspore.* types and dtypes) and differ. */
+bool alike_frameworks_differ(const struct leafrec *t, const struct leafrec *g);
 
 #endif

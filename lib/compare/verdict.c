@@ -2,6 +2,7 @@
 #include "../core/opt.h"
 #include "alike.h"
 #include "../msprobe/pyfmt.h"
+#include "../msprobe/mscell.h"
 #include "../json/recscan.h"
 
 #include <math.h>
@@ -66,6 +67,33 @@ static void add_difference(struct verdict_result *out, enum leaf_field f, const 
 }
 
 
+/*
+ * Across frameworks (a MindSpore leaf against a PyTorch one), what differs
+ * only by framework is no difference: mindspore.Tensor against
+ * torch.Tensor, a dtype of the same element type under its two names
+ * (mscell_dtype_same_across), and requires_grad, which MindSpore dumps do
+ * not have.
+ */
+static bool same_across_frameworks(enum leaf_field f, const struct span *a, const struct span *b)
+{
+	struct strbuf x = STRBUF_INIT, y = STRBUF_INIT;
+	bool same = false;
+	if (f == LF_REQUIRES_GRAD)
+		return a->kind == SPAN_NONE || b->kind == SPAN_NONE;
+	if ((f != LF_TYPE && f != LF_DTYPE) || a->kind != SPAN_STRING || b->kind != SPAN_STRING)
+		return false;
+	if (span_string(a, &x) == 0 && span_string(b, &y) == 0) {
+		if (f == LF_DTYPE)
+			same = mscell_dtype_same_across(x.buf, y.buf);
+		else
+			same = (!strcmp(x.buf, "mindspore.Tensor") && !strcmp(y.buf, "torch.Tensor")) ||
+			       (!strcmp(y.buf, "mindspore.Tensor") && !strcmp(x.buf, "torch.Tensor"));
+	}
+	strbuf_release(&x);
+	strbuf_release(&y);
+	return same;
+}
+
 /* Whether two statistics agree within the band (bitwise when the band is 0). */
 static bool stats_agree(double t, double g, const struct verdict_options *o)
 {
@@ -79,6 +107,7 @@ static bool stats_agree(double t, double g, const struct verdict_options *o)
 void verdict_pair(const struct leafrec *t, const struct leafrec *g, const struct verdict_options *opts,
 		  struct verdict_result *out)
 {
+	bool cross;
 	bool banded = opts->rtol > 0 || opts->atol > 0;
 	out->differs = 0;
 	out->within_band = 0;
@@ -93,11 +122,14 @@ void verdict_pair(const struct leafrec *t, const struct leafrec *g, const struct
 		strbuf_addstr(&out->reason, "no target leaf with this key");
 		return;
 	}
+	cross = alike_frameworks_differ(t, g);
 	for (size_t i = 0; i < ARRAY_SIZE(compared); i++) {
 		enum leaf_field f = compared[i];
 		const struct span *a = &t->f[f], *b = &g->f[f];
 		double x, y;
 		if (span_same(a, b) || (f == LF_MD5 && !alike_compares_md5(t, g)))
+			continue;
+		if (cross && same_across_frameworks(f, a, b))
 			continue;
 		if (is_stat(f) && verdict_stat_value(a, &x) && verdict_stat_value(b, &y)) {
 			if (x == y && signbit(x) == signbit(y) && !banded)

@@ -1,5 +1,7 @@
 #include "mscell.h"
 
+#include <strings.h>
+
 #include <zlib.h>
 
 static const char *arena_str(struct arena *a, const struct strbuf *sb)
@@ -387,4 +389,16 @@ bool mscell_dtype_gate(const char *t, const char *g, bool cross)
 	if ((in_list(t, torch_floats, 3) && in_list(g, torch_floats, 3)) || (in_list(t, ms_floats, 3) && in_list(g, ms_floats, 3)))
 		return true;
 	return cross && !strcmp(dtype_kind(t), dtype_kind(g));
+}
+
+static bool ms_and_torch_same(const char *ms, const char *pt)
+{
+	if (strncmp(pt, "torch.", 6) || !strncmp(ms, "torch.", 6) || !*ms)
+		return false;
+	return !strcasecmp(ms, pt + 6);
+}
+
+bool mscell_dtype_same_across(const char *a, const char *b)
+{
+	return ms_and_torch_same(a, b) || ms_and_torch_same(b, a);
 }

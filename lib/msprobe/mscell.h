@@ -71,4 +71,13 @@ void mscell_dtype(const struct leafrec *r, struct strbuf *out);
  */
 bool mscell_dtype_gate(const char *t, const char *g, bool cross);
 
+/*
+ * Whether a MindSpore dtype name and a PyTorch one (either way round) name
+ * the same element type: "Float32" and "torch.float32", "BFloat16" and
+ * "torch.bfloat16", "UInt8" and "torch.uint8" (the MindSpore name in lower
+ * case is the PyTorch name without "torch.").  Float32 and torch.bfloat16
+ * are not the same: that is a difference our verdict reports.
+ */
+bool mscell_dtype_same_across(const char *a, const char *b);
+
 #endif

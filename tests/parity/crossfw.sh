@@ -36,3 +36,30 @@ check "13 MindSpore against MindSpore, one Cell's output doubled" "$(ls "$C"/exp
 check "03 MindSpore against PyTorch, --api-mapping (msprobe -am, its built-in table)" \
 	"$(ls "$C"/expected/03_am_builtin/*.csv 2> /dev/null)" "$C/sample/mindspore_data" "$C/sample/pytorch_data" \
 	"--partial --api-mapping"
+# our verdict across frameworks, on 02's pairs: what differs only by framework is no
+# difference (BFloat16 against torch.bfloat16, mindspore.Tensor against torch.Tensor, no
+# requires_grad on the MindSpore side); Int32 against torch.int64 is one
+n=$((n + 1))
+if [ ! -d "$C/sample" ]; then
+	echo "ok $n - our verdict across frameworks # SKIP $FIXTURES is absent"
+elif probe-flatten "$C/sample/mindspore_data" | probe-match --partial "$C/sample/pytorch_data" 2> /dev/null |
+	probe-metric --partial > "$tmp/m.ndjson" 2> "$tmp/err"; then
+	got=$(jq -r 'select(.t != null and .g != null) | "\(.t.name) \(.verdict) \(.msprobe.result)"' "$tmp/m.ndjson" | sort)
+	want_same="Distributed.all_reduce.0.forward.input.0 same error
+Distributed.all_reduce.0.forward.output.0 same error
+Tensor.__add__.1.forward.input.0 same error
+Tensor.__add__.1.forward.output.0 same error"
+	if [ "$(echo "$got" | grep ' same error$')" = "$want_same" ] &&
+		echo "$got" | grep -q '^Tensor.__add__.0.forward.input.0 diff error$' &&
+		jq -r 'select(.t.name == "Tensor.__add__.0.forward.input.0") | .reason' "$tmp/m.ndjson" |
+			grep -qF 'dtype "Int32" vs "torch.int64"' &&
+		! jq -r '.reason // ""' "$tmp/m.ndjson" | grep -Eq 'requires_grad|"BFloat16" vs|mindspore.Tensor" vs "torch'; then
+		echo "ok $n - our verdict across frameworks: 4 pairs msprobe calls errors for their names are the same; Int32 against torch.int64 differs"
+	else
+		echo "not ok $n - our verdict across frameworks"
+		echo "$got" | sed 's/^/# /'
+	fi
+else
+	echo "not ok $n - our verdict across frameworks: the pipeline failed"
+	sed 's/^/# /' "$tmp/err"
+fi

@@ -34,5 +34,17 @@ int main(void)
 		ok(mscell_dtype_gate(cases[i].t, cases[i].g, cases[i].cross) == cases[i].pass, "%s against %s%s %s: %s",
 		   cases[i].t, cases[i].g, cases[i].cross ? " (across frameworks)" : "", cases[i].pass ? "passes" : "is gated",
 		   cases[i].why);
+	{
+		static const struct { const char *a, *b; bool same; } names[] = {
+			{ "Float32", "torch.float32", true }, { "torch.bfloat16", "BFloat16", true },
+			{ "UInt8", "torch.uint8", true }, { "Bool", "torch.bool", true },
+			{ "Float32", "torch.bfloat16", false }, { "Int32", "torch.int64", false },
+			{ "torch.float32", "torch.float32", false }, { "", "torch.", false },
+		};
+		for (size_t i = 0; i < ARRAY_SIZE(names); i++)
+			ok(mscell_dtype_same_across(names[i].a, names[i].b) == names[i].same,
+			   "%s and %s are %s element type across frameworks", names[i].a, names[i].b,
+			   names[i].same ? "the same" : "not the same");
+	}
 	return done_testing();
 }
