@@ -914,9 +914,11 @@ static bool emit_csv_header(struct metric_stream *m, struct strbuf *out)
  * are looked at after: a cell that starts with a formula character, or any
  * when the row holds a ';' (one memchr over the row, not a scan per cell).
  */
+/* The first bytes a cell msprobe's check could refuse starts with (0xef: the full-width forms' UTF-8). */
+static const bool formula_first[256] = { ['+'] = 1, ['-'] = 1, ['='] = 1, ['%'] = 1, ['@'] = 1, [0xef] = 1 };
+
 static bool emit_csv_row(struct metric_stream *m, const struct item *it, struct strbuf *out)
 {
-	static const bool formula_first[256] = { ['+'] = 1, ['-'] = 1, ['='] = 1, ['%'] = 1, ['@'] = 1, [0xef] = 1 };
 	size_t n, start = out->len, nsuspect = 0, suspect[64];
 	const char *const *h = ms_header(&m->table, &n);
 	const char *refused = NULL;
@@ -986,9 +988,8 @@ static const char *row_refused(struct metric_stream *m, const struct item *it, s
 		const char *cell = it->row.cells[i];
 		if (i == m->list_cols[0] || i == m->list_cols[1])
 			continue;
-		if ((strchr("+-=%@", cell[0]) && cell[0]) || (unsigned char)cell[0] == 0xef || strchr(cell, ';'))
-			if (mscsv_refused(cell))
-				return cell;
+		if ((formula_first[(unsigned char)cell[0]] || strchr(cell, ';')) && mscsv_refused(cell))
+			return cell;
 	}
 	return NULL;
 }
