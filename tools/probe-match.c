@@ -5,6 +5,7 @@
 #include "../lib/dumps/layout.h"
 #include "../lib/records/lines.h"
 #include "../lib/compare/match.h"
+#include "../lib/compare/consist.h"
 #include "../lib/core/msg.h"
 #include "../lib/core/opt.h"
 #include "../lib/records/output.h"
@@ -13,7 +14,7 @@
 
 #include <unistd.h>
 
-enum { OPT_DATA_MAPPING = 256, OPT_CELL_MAPPING, OPT_API_MAPPING, OPT_RANKS_BY_POSITION, OPT_ONLY_RANKS, OPT_PARTIAL };
+enum { OPT_DATA_MAPPING = 256, OPT_CELL_MAPPING, OPT_API_MAPPING, OPT_RANKS_BY_POSITION, OPT_ONLY_RANKS, OPT_PARTIAL, OPT_CONSISTENCY };
 
 static const struct opt_spec options[] = {
 	{ 'f', 'f', "fuzzy", NULL, "pair rows by name without call index, k-th with k-th (msprobe -fm)", NULL, 0 },
@@ -29,6 +30,9 @@ static const struct opt_spec options[] = {
 	{ OPT_PARTIAL, 0, "partial", NULL,
 	  "accept a partial comparison: most target leaves unmatched; mark the unpaired leaves for the tools after",
 	  NULL, 0 },
+	{ OPT_CONSISTENCY, 0, "consistency", "BACKEND",
+	  "verl training (target) against inference (golden) as msprobe --consistent_check --backend does",
+	  "fsdp|megatron", 0 },
 	{ 'v', 'v', "verbose", NULL, "print the counts of pairs and the unmatched leaves by class on stderr at the end",
 	  NULL, 0 },
 };
@@ -36,13 +40,53 @@ static const struct opt_spec options[] = {
 static const struct tool_spec spec = {
 	.name = "probe-match",
 	.synopsis = "[-fv] [--api-mapping] [--data-mapping FILE] [--cell-mapping[=FILE]] [--ranks-by-position] [--only-ranks LIST] "
-		    "[--partial] golden [target-records]",
+		    "[--partial] golden [target-records]\n"
+		    "--consistency BACKEND [-v] inference [training-records]",
 	.summary = "Pair each target leaf record (stdin, from probe-flatten) with the golden leaf of the same "
 		   "msprobe compare key; golden is a dump or a file of leaf records.",
 	.opts = options,
 	.nopts = ARRAY_SIZE(options),
 	.operand_flags = OPT_DUMP,
 };
+
+static int add_training_line(void *ctx, const char *line, size_t len, struct strbuf *out, struct strbuf *err)
+{
+	(void)out;
+	return consist_side_add(ctx, line, len, err);
+}
+
+/* --consistency: both sides whole, the pairs in msprobe's row order (consist.h). */
+static int match_consistency(enum consist_backend backend, const char *golden, const char *target, bool verbose)
+{
+	struct consist_side *train = consist_side_new(), *infer = consist_side_new();
+	struct strbuf out = STRBUF_INIT, err = STRBUF_INIT;
+	struct consist_stats st;
+	struct line_reader *lr;
+	struct line_sink sink = { .ctx = train, .add = add_training_line };
+
+	if (consist_side_load(infer, golden, &err) < 0)
+		die("%s", err.buf);
+	if (!(lr = line_reader_open(target, &err)))
+		die("%s", err.buf);
+	if (line_reader_feed(lr, &sink, NULL, &err) < 0)
+		die("%s", err.buf);
+	line_reader_close(lr);
+	if (consist_match(backend, train, infer, &out, &st, &err) < 0)
+		die("%s", err.buf);
+	output_init();
+	output_mark_incomplete_on_die();
+	output_flush_strbuf(&out, 0);
+	output_close();
+	if (verbose)
+		msg_report("%zu rows: %zu matched (%zu of them joined), %zu training only, %zu inference only; "
+			   "%zu training leaves outside the parse window", st.rows, st.matched, st.joined, st.train_only,
+			   st.infer_only, st.skipped);
+	consist_side_free(train);
+	consist_side_free(infer);
+	strbuf_release(&out);
+	strbuf_release(&err);
+	return PROBE_OK;
+}
 
 static void load_mapping(struct yamlmap *map, const char *path)
 {
@@ -67,7 +111,8 @@ int main(int argc, char **argv)
 	struct line_sink sink;
 	struct matcher *m;
 	const char *arg, *target = "-";
-	bool verbose = false;
+	bool verbose = false, consistency = false;
+	enum consist_backend backend = CONSIST_FSDP;
 	int c, first;
 
 	msg_set_progname(argv[0]);
@@ -103,6 +148,11 @@ int main(int argc, char **argv)
 		case OPT_PARTIAL:
 			mo.partial = true;
 			break;
+		case OPT_CONSISTENCY:
+			if (consist_backend_parse(arg, &backend) < 0)
+				opt_usage_error(&spec, "--consistency takes fsdp or megatron, not %s", arg);
+			consistency = true;
+			break;
 		case 'v':
 			verbose = true;
 			break;
@@ -119,6 +169,12 @@ int main(int argc, char **argv)
 	if (!strcmp(target, "-") && isatty(0))
 		opt_usage_error(&spec, "no target records given and standard input is a terminal");
 
+	if (consistency) {
+		if (mo.fuzzy || mo.data_mapping || mo.cell_mapping || mo.api_mapping || mo.ranks_by_position ||
+		    mo.only_ranks || mo.partial)
+			opt_usage_error(&spec, "--consistency has its own pairing: it takes no other pairing option");
+		return match_consistency(backend, argv[0], target, verbose);
+	}
 	mo.drain = drain_output;
 	m = matcher_new(&mo);
 	/* golden and target are read at once: no total, only what has been read */

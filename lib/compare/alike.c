@@ -247,6 +247,29 @@ static void count_unpaired(struct alike *a, struct group *g, struct side_counts 
 	slot->value.u += golden ? (uint64_t)1 << 32 : 1;
 }
 
+/* Whether two shapes ([1, 5, 8] and [5, 8]) are the same after numpy's squeeze: the dims of 1 left out. */
+static bool same_squeezed(const struct span *a, const struct span *b)
+{
+	struct rs_iter ia, ib;
+	struct span x, y;
+	int ga, gb;
+	if (span_same(a, b))
+		return true;
+	if (a->kind != SPAN_ARRAY || b->kind != SPAN_ARRAY || rs_begin_array(&ia, a->p, a->n) < 0 ||
+	    rs_begin_array(&ib, b->p, b->n) < 0)
+		return false;
+	for (;;) {
+		while ((ga = rs_next_item(&ia, &x)) == 1 && x.n == 1 && x.p[0] == '1')
+			;
+		while ((gb = rs_next_item(&ib, &y)) == 1 && y.n == 1 && y.p[0] == '1')
+			;
+		if (ga != 1 || gb != 1)
+			return ga == gb && ga == 0;
+		if (!span_same(&x, &y))
+			return false;
+	}
+}
+
 static void note_pair(struct group *gr, const struct leafrec *t, const struct leafrec *g)
 {
 	enum alike_kind kt = alike_kind_of(t), kg = alike_kind_of(g);
@@ -255,7 +278,7 @@ static void note_pair(struct group *gr, const struct leafrec *t, const struct le
 	gr->t_kinds |= 1u << kt;
 	gr->g_kinds |= 1u << kg;
 	gr->shapes++;
-	if (!span_same(&t->f[LF_SHAPE], &g->f[LF_SHAPE]))
+	if (!same_squeezed(&t->f[LF_SHAPE], &g->f[LF_SHAPE]))
 		gr->shape_differs++;
 	if (!gr->golden_known) {
 		gr->golden_known = true;

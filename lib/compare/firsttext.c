@@ -1,5 +1,6 @@
 /* firsttext.c: probe-first --format text, the report for people (firstmodel.h). */
 #include "firstmodel.h"
+#include "consist.h"
 #include "../core/xalloc.h"
 #include "../core/textesc.h"
 #include "../dumps/stack.h"
@@ -150,6 +151,18 @@ static void add_differences(const struct first_stream *f, const struct finding *
 	const char *tensor;
 	if (x->reason)
 		strbuf_addstr(&reason, x->reason);
+	if (consist_pair_line(x->line, x->len)) {
+		/* training against inference: shapes, requires_grad and names differ by design; the reason says what counts */
+		if (x->reason)
+			strbuf_addf(out, "  differs  %s\n", x->reason);
+		else if (pair_parse(&p, x->line, x->len, &err) == 0 && p.reason.kind == SPAN_STRING &&
+			 span_string(&p.reason, &reason) == 0)
+			strbuf_addf(out, "  differs  %s\n", reason.buf);
+		strbuf_release(&v.reason);
+		strbuf_release(&err);
+		strbuf_release(&reason);
+		return;
+	}
 	if (pair_parse(&p, x->line, x->len, &err) == 0 && p.has_t && p.has_g) {
 		if (!x->reason && p.reason.kind == SPAN_STRING)
 			span_string(&p.reason, &reason);

@@ -602,7 +602,7 @@ static int golden_record(const char *record, size_t len, const struct leafrec *r
  * mkfifo) would be gone for the reading that follows, and a FIFO opened a second
  * time waits for ever; such a golden side is read as a dump, as stdin is.
  */
-static bool is_records_file(const char *path)
+bool matcher_operand_is_records(const char *path)
 {
 	struct strbuf err = STRBUF_INIT;
 	struct source *src;
@@ -723,7 +723,7 @@ int matcher_load_golden(struct matcher *m, const char *operand, struct strbuf *e
 	struct loader *l = &m->load;
 
 	l->operand = operand;
-	if (strcmp(operand, "-") && is_records_file(operand))
+	if (strcmp(operand, "-") && matcher_operand_is_records(operand))
 		l->records_file = true;
 	else if (layout_discover(operand, &l->list, err) < 0)
 		return -1;

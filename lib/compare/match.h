@@ -107,4 +107,10 @@ void matcher_summary(const struct matcher *m, struct strbuf *out);
 /* msprobe -cm's target key for a row name ("N/A" when it has no forward/backward/parameters_grad). */
 void matcher_mapped_name(struct strbuf *out, const char *name, const struct yamlmap *map);
 
+/*
+ * Whether a golden operand is a file of leaf records rather than a dump (a
+ * regular file whose first object has "name" and "key" before any dump key).
+ */
+bool matcher_operand_is_records(const char *path);
+
 #endif

@@ -1,4 +1,5 @@
 #include "metric.h"
+#include "consist.h"
 #include "alike.h"
 #include "../core/msg.h"
 #include "../core/arena.h"
@@ -84,6 +85,9 @@ struct group {
 
 struct metric_stream {
 	struct metric_options opts;
+	struct consist_table *consist; /* the pairs are a consistency compare's (consist.h): its table does it all */
+	bool first_seen;               /* the first line has been looked at for that */
+	uint64_t consist_structural;   /* its rows our verdict calls structural */
 	struct alike *alike;
 	const char *ms_refuses; /* msprobe's message when it would not compare these dumps at all, or NULL */
 	uint64_t unreadable_pairs; /* matched tensor pairs whose files could not be read */
@@ -192,6 +196,8 @@ static void group_free(struct group *g)
 
 void metric_free(struct metric_stream *m)
 {
+	if (m)
+		consist_table_free(m->consist);
 	if (!m)
 		return;
 	stop_workers(m);
@@ -1761,8 +1767,43 @@ static int whole_message(const struct metric_stream *m, struct strbuf *err)
 	return PROBE_ERR;
 }
 
+/* The pairs of verl's consistency compare go to a table of their own (consisttab.c). */
+static void start_consistency(struct metric_stream *m)
+{
+	struct consist_table_options co = {
+		.output = m->opts.output == METRIC_CSV ? CONSIST_CSV : CONSIST_NDJSON,
+		.output_dir = m->opts.output_dir,
+		.no_stack = m->opts.no_stack,
+		.rtol = m->opts.band.rtol,
+		.atol = m->opts.band.atol,
+		.input_name = m->opts.input_name,
+	};
+	m->consist = consist_table_new(&co);
+}
+
+static int consistency_add(struct metric_stream *m, const char *line, size_t len, struct strbuf *err)
+{
+	m->lines++;
+	if (consist_table_add(m->consist, line, len, err) < 0)
+		return msg_place(err, "%s:%llu", m->opts.input_name ? m->opts.input_name : "stdin",
+				 (unsigned long long)m->lines);
+	return 0;
+}
+
 static int metric_add(struct metric_stream *m, const char *line, size_t len, struct strbuf *out, struct strbuf *err)
 {
+	if (!m->first_seen) {
+		m->first_seen = true;
+		if (consist_pair_line(line, len)) {
+			if (m->opts.xlsx) {
+				strbuf_addstr(err, "--xlsx is not there yet for a consistency compare: use --csv");
+				return PROBE_ERR;
+			}
+			start_consistency(m);
+		}
+	}
+	if (m->consist)
+		return consistency_add(m, line, len, err);
 	return add_line(m, line, len, out, err) < 0 ? whole_message(m, err) : 0;
 }
 
@@ -1802,6 +1843,21 @@ static int finish_stream(struct metric_stream *m, struct strbuf *out, struct str
 
 static int metric_finish(struct metric_stream *m, struct strbuf *out, struct strbuf *err)
 {
+	if (m->consist) {
+		struct consist_table_stats cs;
+		int ret = consist_table_finish(m->consist, out, err);
+		consist_table_stats(m->consist, &cs);
+		m->stats.pairs = m->stats.rows = cs.rows;
+		m->stats.pass = cs.pass;
+		m->stats.warning = cs.warning;
+		m->stats.error = cs.error;
+		m->stats.same = cs.same;
+		m->stats.diff = cs.diff;
+		m->stats.unmatched = cs.unmatched;
+		m->stats.golden_only = cs.golden_only;
+		m->consist_structural = cs.structural;
+		return ret;
+	}
 	return finish_stream(m, out, err) < 0 ? whole_message(m, err) : 0;
 }
 
@@ -1830,4 +1886,7 @@ void metric_summary(const struct metric_stream *m, struct strbuf *out)
 		    (unsigned long long)s->unmatched, (unsigned long long)s->golden_only,
 		    (unsigned long long)s->unreadable, (unsigned long long)s->rows, (unsigned long long)s->pass,
 		    (unsigned long long)s->warning, (unsigned long long)s->error);
+	if (m->consist)
+		strbuf_addf(out, " (a consistency compare: %llu more rows our verdict calls structural)",
+			    (unsigned long long)m->consist_structural);
 }
