@@ -17,6 +17,7 @@ complete -c probe-match -l cell-mapping -F -d 'map Cell to Module and module nam
 complete -c probe-match -l ranks-by-position -d 'pair the k-th target rank with the k-th golden rank'
 complete -c probe-match -l only-ranks -x -d 'read only these ranks of the golden dump, e.g. 0,4-7'
 complete -c probe-match -l partial -d 'accept a partial comparison: most target leaves unmatched; mark the unpaired leaves for the tools after'
+complete -c probe-match -l consistency -x -a 'fsdp megatron' -d 'verl training (target) against inference (golden) as msprobe --consistent_check --backend does'
 complete -c probe-match -s v -l verbose -d 'print the counts of pairs and the unmatched leaves by class on stderr at the end'
 complete -c probe-match -s h -l help -d 'print this help and exit'
 complete -c probe-match -l version -d 'print the version and exit'

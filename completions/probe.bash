@@ -130,9 +130,10 @@ _probe_match() {
 	--data-mapping) _probe_files "$cur"; return ;;
 	--cell-mapping) if [[ $eq ]]; then _probe_files "$cur"; return; fi ;;
 	--only-ranks) return ;;
+	--consistency) COMPREPLY=($(compgen -W "fsdp megatron" -- "$cur")); return ;;
 	esac
 	if [[ $cur == -* ]]; then
-		COMPREPLY=($(compgen -W "-f --fuzzy --data-mapping --api-mapping --cell-mapping --ranks-by-position --only-ranks --partial -v --verbose -h --help --version" -- "$cur"))
+		COMPREPLY=($(compgen -W "-f --fuzzy --data-mapping --api-mapping --cell-mapping --ranks-by-position --only-ranks --partial --consistency -v --verbose -h --help --version" -- "$cur"))
 		return
 	fi
 	_probe_dumps "$cur"
