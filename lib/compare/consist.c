@@ -714,7 +714,8 @@ static int match_group(enum consist_backend b, struct crow **tr, size_t nt, stru
 	order = xcalloc(n + 1, sizeof(size_t));
 	if (dual_monotonic_order(v, n, order) < 0) {
 		strbuf_addf(err, "conflicting comparison data: the rows cannot follow the training order and the "
-				 "inference order at once (msprobe stops with the same ValueError)");
+				 "inference order at once (msprobe stops with the same ValueError); the consistency compare is "
+				 "for module dumps (level L0) of a training and an inference run");
 		ret = -1;
 	}
 	for (size_t i = 0; !ret && i < n; i++) {

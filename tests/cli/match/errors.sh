@@ -12,3 +12,7 @@ probe-match --data-mapping bad.yaml t.json t.ndjson; echo "status $?"
 probe-match --data-mapping list.yaml t.json t.ndjson; echo "status $?"
 probe-match --data-mapping no-such.yaml t.json t.ndjson; echo "status $?"
 probe-match; echo "status $?"
+# --consistency: an unknown backend, another pairing option beside it, nothing matched
+probe-match --consistency vllm t.json t.ndjson > /dev/null 2>&1; echo "status $?"
+probe-match --consistency fsdp --fuzzy t.json t.ndjson > /dev/null 2> err; echo "status $?"; head -n 1 err
+probe-match --consistency fsdp t.json t.ndjson > out.ndjson; echo "status $? $(wc -l < out.ndjson) lines"
