@@ -501,8 +501,12 @@ static const size_t *keyed_find(const struct keyed *k, const struct crow *r, siz
 	struct strmap_slot *s;
 	match_key(r, key);
 	s = strmap_find(&k->map, key->buf, key->len);
-	*n = s ? k->lens[s->value.u - 1] : 0;
-	return s ? k->lists[s->value.u - 1] : NULL;
+	if (!s || !k->lens || !k->lists) {
+		*n = 0;
+		return NULL;
+	}
+	*n = k->lens[s->value.u - 1];
+	return k->lists[s->value.u - 1];
 }
 
 static void keyed_release(struct keyed *k)

@@ -768,9 +768,9 @@ static void check_group(enum consist_backend b, struct row **in, size_t nin, str
 		const char *e = strchr(dot + 1, '.');
 		size_t len = e ? (size_t)(e - dot - 1) : strlen(dot + 1);
 		for (size_t i = 0; i < ARRAY_SIZE(all_set); i++)
-			ignore_all |= strlen(all_set[i]) == len && !strncmp(all_set[i], dot + 1, len);
+			ignore_all |= strlen(all_set[i]) == len && !memcmp(all_set[i], dot + 1, len);
 		for (size_t i = 0; i < ARRAY_SIZE(input_set); i++)
-			ignore_input |= strlen(input_set[i]) == len && !strncmp(input_set[i], dot + 1, len);
+			ignore_input |= strlen(input_set[i]) == len && !memcmp(input_set[i], dot + 1, len);
 	}
 	if (!ignore_all) {
 		if (!ignore_input)
@@ -847,12 +847,17 @@ static void entry_text(const struct side *s, struct strbuf *out)
  * is its training entry; an inference-only row takes the training entry
  * its inference entry was last matched with, else its own entry.
  */
+struct group {
+	struct row **in, **out;
+	size_t nin, nout, ain, aout;
+};
+
 static void judge_groups(struct consist_table *t)
 {
 	struct strmap borrowed = STRMAP_INIT, groups = STRMAP_INIT;
 	struct strbuf te = STRBUF_INIT, ge = STRBUF_INIT;
-	struct row ***in = NULL, ***out = NULL;
-	size_t *nin = NULL, *nout = NULL, ngroups = 0;
+	struct group *gv = NULL;
+	size_t ngroups = 0, galloc = 0;
 	bool created;
 
 	for (size_t i = 0; i < t->nr; i++) {
@@ -876,25 +881,25 @@ static void judge_groups(struct consist_table *t)
 		}
 		struct strmap_slot *g = strmap_put(&groups, r->api, strlen(r->api), &created);
 		if (created) {
-			in = xrealloc(in, (ngroups + 1) * sizeof(*in));
-			out = xrealloc(out, (ngroups + 1) * sizeof(*out));
-			nin = xrealloc(nin, (ngroups + 1) * sizeof(*nin));
-			nout = xrealloc(nout, (ngroups + 1) * sizeof(*nout));
-			in[ngroups] = out[ngroups] = NULL;
-			nin[ngroups] = nout[ngroups] = 0;
+			ALLOC_GROW(gv, ngroups + 1, galloc);
+			memset(&gv[ngroups], 0, sizeof(gv[ngroups]));
 			g->value.u = ngroups++;
 		}
-		size_t k = g->value.u;
-		bool is_out = strstr(r->cells[C_NPU_NAME], ".output.") != NULL;
-		struct row ***v = is_out ? &out[k] : &in[k];
-		size_t *nv = is_out ? &nout[k] : &nin[k];
-		*v = xrealloc(*v, (*nv + 1) * sizeof(**v));
-		(*v)[(*nv)++] = r;
+		if (!gv)
+			continue; /* not reached: a group is made before its first row */
+		struct group *grp = &gv[g->value.u];
+		if (strstr(r->cells[C_NPU_NAME], ".output.")) {
+			ALLOC_GROW(grp->out, grp->nout + 1, grp->aout);
+			grp->out[grp->nout++] = r;
+		} else {
+			ALLOC_GROW(grp->in, grp->nin + 1, grp->ain);
+			grp->in[grp->nin++] = r;
+		}
 	}
 	for (size_t k = 0; k < ngroups; k++) {
-		check_group(t->backend, in[k], nin[k], out[k], nout[k]);
-		free(in[k]);
-		free(out[k]);
+		check_group(t->backend, gv[k].in, gv[k].nin, gv[k].out, gv[k].nout);
+		free(gv[k].in);
+		free(gv[k].out);
 	}
 	for (size_t i = 0; i < t->nr; i++) {
 		struct row *r = &t->rows[i];
@@ -910,10 +915,7 @@ static void judge_groups(struct consist_table *t)
 		r->cells[C_ERR] = text(t, &sb);
 		strbuf_release(&sb);
 	}
-	free(in);
-	free(out);
-	free(nin);
-	free(nout);
+	free(gv);
 	strmap_release(&borrowed);
 	strmap_release(&groups);
 	strbuf_release(&te);
@@ -982,9 +984,8 @@ static const char *structural_reason(struct consist_table *t, const struct row *
 	squeezed_shape(r->cells[C_NPU_SHAPE], &ts);
 	squeezed_shape(r->cells[C_BENCH_SHAPE], &gs);
 	leafrec_str(&r->g.leaf[0], LF_ENTRY, &ge);
-	if (r->tm_done && !strcmp(r->tm.cell[TM_COSINE], "shape unmatched"))
-		why = "other shapes after squeeze: the two sides hold different tensors here";
-	else if (!strchr(r->cells[C_NPU_SHAPE], ';') && !strchr(r->cells[C_BENCH_SHAPE], ';') && strcmp(ts.buf, gs.buf))
+	if ((r->tm_done && !strcmp(r->tm.cell[TM_COSINE], "shape unmatched")) ||
+	    (!strchr(r->cells[C_NPU_SHAPE], ';') && !strchr(r->cells[C_BENCH_SHAPE], ';') && strcmp(ts.buf, gs.buf)))
 		why = "other shapes after squeeze: the two sides hold different tensors here";
 	else if (!strncmp(tc.buf, "Identity", 8) && strncmp(gc.buf, "Identity", 8))
 		why = "the training module is an identity (its work is fused into the next module), the inference one is not";
