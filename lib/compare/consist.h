@@ -100,7 +100,6 @@ struct consist_table_options {
 	const char *output_dir;  /* CSV: msprobe's compare_result[_<rank dir>]_<time>.csv files there */
 	bool no_stack;           /* never add NPU_Stack_Info */
 	double rtol, atol;       /* our verdict's band on the elements (both 0: bitwise) */
-	const char *input_name;  /* for messages */
 };
 
 struct consist_table;

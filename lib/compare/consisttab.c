@@ -15,6 +15,7 @@
 #include "../core/partial.h"
 #include "../core/strmap.h"
 #include "../core/xalloc.h"
+#include "../dumps/layout.h"
 #include "../dumps/stack.h"
 #include "../json/jsonw.h"
 #include "../msprobe/mscell.h"
@@ -1170,20 +1171,14 @@ static int refused(const struct consist_table *t, struct strbuf *err)
 	return 0;
 }
 
+/* The rank folder of the training dump, for msprobe's file name. */
 static void rank_dir(const struct consist_table *t, struct strbuf *out)
 {
 	struct strbuf dump = STRBUF_INIT;
-	strbuf_reset(out);
 	for (size_t i = 0; i < t->nr && !dump.len; i++)
 		if (t->rows[i].t.n)
 			leafrec_str(&t->rows[i].t.leaf[0], LF_DUMP, &dump);
-	const char *end = strrchr(dump.buf ? dump.buf : "", '/'), *start;
-	if (end) {
-		for (start = end; start > dump.buf && start[-1] != '/'; start--)
-			;
-		if (end - start > 4 && !strncmp(start, "rank", 4))
-			strbuf_add(out, start, (size_t)(end - start));
-	}
+	layout_rank_dir(dump.len ? dump.buf : "", out);
 	strbuf_release(&dump);
 }
 
@@ -1197,7 +1192,7 @@ static int write_file(struct consist_table *t, const struct strbuf *csv, struct 
 	localtime_r(&now, &tm);
 	strftime(stamp, sizeof(stamp), "%Y%m%d%H%M%S", &tm);
 	rank_dir(t, &dir);
-	strbuf_addf(&path, "%s/compare_result%s%s_%s.csv", t->opts.output_dir, dir.len ? "_" : "", dir.buf ? dir.buf : "",
+	strbuf_addf(&path, "%s/compare_result%s%s_%s.csv", t->opts.output_dir, dir.len ? "_" : "", dir.len ? dir.buf : "",
 		    stamp);
 	ret = partial_write_file(path.buf, csv->buf, csv->len, err);
 	strbuf_release(&path);

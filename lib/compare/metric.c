@@ -1,5 +1,6 @@
 #include "metric.h"
 #include "consist.h"
+#include "../dumps/layout.h"
 #include "alike.h"
 #include "../core/msg.h"
 #include "../core/arena.h"
@@ -1220,19 +1221,6 @@ static int close_part(struct metric_stream *m, struct strbuf *err)
 	return ret;
 }
 
-/* The rank directory of a dump path ("rank3", "proc2016"), for msprobe's file names. */
-static void rank_dir_of(const char *dump, struct strbuf *out)
-{
-	const char *end = strrchr(dump, '/'), *start;
-	strbuf_reset(out);
-	if (!end)
-		return;
-	for (start = end; start > dump && start[-1] != '/'; start--)
-		;
-	if ((end - start >= 4 && !strncmp(start, "rank", 4)) || (end - start > 4 && !strncmp(start, "proc", 4)))
-		strbuf_add(out, start, (size_t)(end - start));
-}
-
 /*
  * msprobe compares one step at a time and names its file by rank and second; a run
  * of several steps of a rank here would give two tables one name (or names that
@@ -1267,7 +1255,7 @@ static int open_table_file(struct metric_stream *m, const struct item *it, struc
 	if (it->p.has_t) {
 		leafrec_str(&it->p.t, LF_DUMP, &m->scratch);
 		struct strbuf dir = STRBUF_INIT;
-		rank_dir_of(m->scratch.buf, &dir);
+		layout_rank_dir(m->scratch.buf, &dir);
 		if (dir.len)
 			strbuf_addf(&m->file_name, "_%s", dir.buf);
 		strbuf_release(&dir);
@@ -1776,7 +1764,6 @@ static void start_consistency(struct metric_stream *m)
 		.no_stack = m->opts.no_stack,
 		.rtol = m->opts.band.rtol,
 		.atol = m->opts.band.atol,
-		.input_name = m->opts.input_name,
 	};
 	m->consist = consist_table_new(&co);
 }

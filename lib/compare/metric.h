@@ -48,6 +48,10 @@
  * first divergence (our verdict's first "diff") in bold, and our verdict
  * and reason as the last two columns.
  *
+ * Pair records of a consistency compare (consist.h: the first has
+ * "consistency") go to the consistency table instead (consisttab.c), whole:
+ * msprobe's table of that mode and our verdict; --xlsx is refused there.
+ *
  * The NPU_Stack_Info column is there when the first target record's dump
  * has a stack.json beside it, or when the records carry "stack" (from
  * probe-stack); only the first row of each entry shows it.

@@ -465,3 +465,15 @@ int layout_add_operand(const char *operand, struct dump_list *list, struct strbu
 	}
 	return layout_discover(operand, list, err);
 }
+
+void layout_rank_dir(const char *dump, struct strbuf *out)
+{
+	const char *end = strrchr(dump, '/'), *start;
+	strbuf_reset(out);
+	if (!end)
+		return;
+	for (start = end; start > dump && start[-1] != '/'; start--)
+		;
+	if ((end - start >= 4 && !strncmp(start, "rank", 4)) || (end - start > 4 && !strncmp(start, "proc", 4)))
+		strbuf_add(out, start, (size_t)(end - start));
+}

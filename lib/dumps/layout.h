@@ -63,6 +63,9 @@ bool layout_is_compare_csv(const char *path);
 int64_t layout_compare_csv_rank(const char *path);
 void layout_release(struct dump_list *list);
 
+/* The rank folder of a dump path ("rank3", "proc2016") into out, for msprobe's file names; empty when none. */
+void layout_rank_dir(const char *dump, struct strbuf *out);
+
 /* Parse "<prefix><digits>" (no sign, no leading zeros unless "0"); -1 if it is not. */
 int64_t layout_parse_numbered(const char *name, const char *prefix);
 

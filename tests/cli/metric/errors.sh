@@ -13,3 +13,11 @@ echo "tensor files that are not there: unreadable, and msprobe's unsupported"
 leaf='"entry":"e.0.forward","name":"e.0.forward.input.0","key":"k","type":"torch.Tensor","dtype":"torch.float32","shape":[2],"task":"tensor","data_name":"e.0.forward.input.0.pt"'
 printf '{"key":"k","t":{"rank":0,"step":0,"seq":0,%s,"data":"no/such.pt"},"g":{"rank":0,"step":0,"seq":0,%s,"data":"no/such/either.pt"}}\n' "$leaf" "$leaf" |
 	probe-metric | jq -c '{verdict, reason, msprobe: .msprobe.Cosine, tensor: .metrics.tensor}'; echo "status $?"
+# consistency pairs (probe-match --consistency): a bad backend, a join that holds no leaf, a
+# second backend later on, the xlsx table not there yet; the input and line named, exit 2, no rows
+cl='"rank":0,"step":0,"seq":0,"entry":"M.a.A.forward.0","name":"M.a.A.forward.0.input.0","key":"k","dtype":"torch.float32","shape":[2],"max":1.0,"min":0.0,"mean":0.5,"norm":1.0'
+printf '{"key":"k","consistency":"vllm","t":{%s},"g":null}\n' "$cl" | probe-metric --csv; echo "status $?"
+printf '{"key":"k","consistency":"fsdp","t":{%s},"g":null,"t_join":[1]}\n' "$cl" | probe-metric --csv; echo "status $?"
+printf '{"key":"k","consistency":"fsdp","t":{%s},"g":null}\n{"key":"k","consistency":"megatron","t":{%s},"g":null}\n' "$cl" "$cl" |
+	probe-metric --csv; echo "status $?"
+printf '{"key":"k","consistency":"fsdp","t":{%s},"g":null}\n' "$cl" | probe-metric --xlsx > out.xlsx; echo "status $? $(wc -c < out.xlsx) bytes"
