@@ -6,6 +6,7 @@
 #include "../lib/records/lines.h"
 #include "../lib/compare/match.h"
 #include "../lib/compare/consist.h"
+#include "../lib/compare/layermap.h"
 #include "../lib/core/msg.h"
 #include "../lib/core/opt.h"
 #include "../lib/records/output.h"
@@ -14,7 +15,8 @@
 
 #include <unistd.h>
 
-enum { OPT_DATA_MAPPING = 256, OPT_CELL_MAPPING, OPT_API_MAPPING, OPT_RANKS_BY_POSITION, OPT_ONLY_RANKS, OPT_PARTIAL, OPT_CONSISTENCY };
+enum { OPT_DATA_MAPPING = 256, OPT_CELL_MAPPING, OPT_API_MAPPING, OPT_RANKS_BY_POSITION, OPT_ONLY_RANKS, OPT_PARTIAL, OPT_CONSISTENCY,
+       OPT_LAYER_MAPPING, OPT_SAVE_MAPPING };
 
 static const struct opt_spec options[] = {
 	{ 'f', 'f', "fuzzy", NULL, "pair rows by name without call index, k-th with k-th (msprobe -fm)", NULL, 0 },
@@ -24,6 +26,12 @@ static const struct opt_spec options[] = {
 	  "map MindSpore API names to PyTorch's by msprobe's built-in table (msprobe -am without a file)", NULL, 0 },
 	{ OPT_CELL_MAPPING, 0, "cell-mapping", "FILE",
 	  "map Cell to Module and module names by FILE (msprobe -cm)", NULL, OPT_FILE | OPT_OPTIONAL },
+	{ OPT_LAYER_MAPPING, 0, "layer-mapping", "FILE",
+	  "derive a data mapping from both dumps' module scopes, with FILE's renames per module class (msprobe -lm)",
+	  NULL, OPT_FILE | OPT_OPTIONAL },
+	{ OPT_SAVE_MAPPING, 0, "save-mapping", "DIR",
+	  "with --layer-mapping: write each derived mapping into DIR as msprobe's data_mapping_<ts>.yaml", NULL,
+	  OPT_DIR },
 	{ OPT_RANKS_BY_POSITION, 0, "ranks-by-position", NULL, "pair the k-th target rank with the k-th golden rank",
 	  NULL, 0 },
 	{ OPT_ONLY_RANKS, 0, "only-ranks", "LIST", "read only these ranks of the golden dump, e.g. 0,4-7", NULL, 0 },
@@ -39,7 +47,8 @@ static const struct opt_spec options[] = {
 
 static const struct tool_spec spec = {
 	.name = "probe-match",
-	.synopsis = "[-fv] [--api-mapping] [--data-mapping FILE] [--cell-mapping[=FILE]] [--ranks-by-position] [--only-ranks LIST] "
+	.synopsis = "[-fv] [--api-mapping] [--data-mapping FILE] [--cell-mapping[=FILE]] "
+		    "[--layer-mapping[=FILE] [--save-mapping DIR]] [--ranks-by-position] [--only-ranks LIST] "
 		    "[--partial] golden [target-records]\n"
 		    "--consistency BACKEND [-v] inference [training-records]",
 	.summary = "Pair each target leaf record (stdin, from probe-flatten) with the golden leaf of the same "
@@ -106,6 +115,7 @@ int main(int argc, char **argv)
 {
 	struct match_options mo = { 0 };
 	struct yamlmap data_map = YAMLMAP_INIT, cell_map = YAMLMAP_INIT;
+	struct layer_rules *layer_rules = NULL;
 	struct strbuf out = STRBUF_INIT, err = STRBUF_INIT;
 	struct line_reader *lr;
 	struct line_sink sink;
@@ -136,6 +146,15 @@ int main(int argc, char **argv)
 				load_mapping(&cell_map, arg);
 				mo.cell_map = &cell_map;
 			}
+			break;
+		case OPT_LAYER_MAPPING:
+			layer_rules_free(layer_rules);
+			if (!(layer_rules = layer_rules_load(arg, &err)))
+				die("%s", err.buf);
+			mo.layer_rules = layer_rules;
+			break;
+		case OPT_SAVE_MAPPING:
+			mo.save_mapping = arg;
 			break;
 		case OPT_RANKS_BY_POSITION:
 			mo.ranks_by_position = true;
@@ -171,10 +190,12 @@ int main(int argc, char **argv)
 
 	if (consistency) {
 		if (mo.fuzzy || mo.data_mapping || mo.cell_mapping || mo.api_mapping || mo.ranks_by_position ||
-		    mo.only_ranks || mo.partial)
+		    mo.only_ranks || mo.partial || mo.layer_rules)
 			opt_usage_error(&spec, "--consistency has its own pairing: it takes no other pairing option");
 		return match_consistency(backend, argv[0], target, verbose);
 	}
+	if (mo.save_mapping && !mo.layer_rules)
+		opt_usage_error(&spec, "--save-mapping writes the mapping --layer-mapping derives: give --layer-mapping");
 	mo.drain = drain_output;
 	m = matcher_new(&mo);
 	/* golden and target are read at once: no total, only what has been read */
@@ -204,6 +225,7 @@ int main(int argc, char **argv)
 	matcher_free(m);
 	yamlmap_release(&data_map);
 	yamlmap_release(&cell_map);
+	layer_rules_free(layer_rules);
 	strbuf_release(&out);
 	strbuf_release(&err);
 	return PROBE_OK;

@@ -11,6 +11,7 @@
 #include "../msprobe/mscell.h"
 #include "../msprobe/msapimap.h"
 #include "../msprobe/naming.h"
+#include "layermap.h"
 #include "../core/strmap.h"
 #include "../core/xalloc.h"
 
@@ -109,6 +110,8 @@ struct tgroup {
 	uint64_t gen;         /* pairing generation */
 	struct strmap occurrences; /* fuzzy: occurrences of each name in this group */
 	bool pair_checked;    /* its first matched pair went through alike's pair checks */
+	struct yamlmap derived; /* -lm: the data mapping of this group (empty: none) */
+	uint64_t derived_gen;   /* the pairing generation it was derived for */
 };
 
 struct matcher {
@@ -181,6 +184,7 @@ void matcher_free(struct matcher *m)
 	free(m->target_ranks);
 	strmap_release(&m->golden_occ);
 	strmap_release(&m->cur.occurrences);
+	yamlmap_release(&m->cur.derived);
 	strbuf_release(&m->scratch);
 	strbuf_release(&m->scratch2);
 	strbuf_release(&m->key_json);
@@ -978,7 +982,7 @@ static void target_key(struct matcher *m, const struct leafrec *r, struct strbuf
 {
 	struct strbuf *k = &m->scratch, *name = &m->scratch2;
 	strbuf_reset(key_json);
-	if (m->opts.fuzzy && !m->opts.data_mapping && !m->opts.cell_mapping && !m->opts.api_mapping) {
+	if (m->opts.fuzzy && !m->opts.data_mapping && !m->cur.derived.nr && !m->opts.cell_mapping && !m->opts.api_mapping) {
 		leafrec_str(r, LF_NAME, name);
 		fuzzy_key(k, name->buf, &m->cur.occurrences);
 		jsonw_string(key_json, k->buf, (size_t)(strchr(k->buf, '\x1f') - k->buf));
@@ -990,10 +994,10 @@ static void target_key(struct matcher *m, const struct leafrec *r, struct strbuf
 	} else if (m->opts.cell_mapping) {
 		leafrec_str(r, LF_NAME, name);
 		matcher_mapped_name(k, name->buf, m->opts.cell_map);
-	} else if (m->opts.data_mapping) {
+	} else if (m->cur.derived.nr || (m->opts.data_mapping && !m->opts.layer_rules)) {
 		const char *mapped;
 		leafrec_str(r, LF_NAME, name);
-		mapped = yamlmap_get(m->opts.data_mapping, name->buf, name->len);
+		mapped = yamlmap_get(m->cur.derived.nr ? &m->cur.derived : m->opts.data_mapping, name->buf, name->len);
 		strbuf_reset(k);
 		strbuf_addstr(k, mapped ? mapped : name->buf);
 	} else {
@@ -1082,13 +1086,79 @@ static int check_pair(struct matcher *m, const struct leafrec *t, const char *gt
 	return alike_target(m->alike, t, true, full ? &g : NULL, false, err);
 }
 
+/* -lm: the golden dump file of group g (a golden read from records has none). */
+static const char *golden_dump_of(const struct matcher *m, uint32_t g)
+{
+	const struct ggroup *gr = &m->groups[g];
+	if (m->load.records_file)
+		return NULL;
+	for (size_t i = 0; i < m->load.list.nr; i++)
+		if (m->load.list.v[i].step == gr->step && m->load.list.v[i].rank == gr->rank)
+			return m->load.list.v[i].path;
+	return m->load.list.nr == 1 ? m->load.list.v[0].path : NULL;
+}
+
+/* -lm: write the derived mapping as msprobe's data_mapping_<ts>.yaml (with the rank and step when known). */
+static int save_derived(const struct matcher *m, struct strbuf *err)
+{
+	struct strbuf path = STRBUF_INIT, yaml = STRBUF_INIT;
+	char ts[32];
+	time_t now = time(NULL);
+	FILE *f;
+	int ret = 0;
+	strftime(ts, sizeof(ts), "%Y%m%d%H%M%S", localtime(&now));
+	strbuf_addf(&path, "%s/data_mapping", m->opts.save_mapping);
+	if (m->cur.step >= 0)
+		strbuf_addf(&path, "_step%lld", (long long)m->cur.step);
+	if (m->cur.rank >= 0)
+		strbuf_addf(&path, "_rank%lld", (long long)m->cur.rank);
+	strbuf_addf(&path, "_%s.yaml", ts);
+	layermap_write_yaml(&m->cur.derived, &yaml);
+	f = fopen(path.buf, "wb");
+	if (!f || fwrite(yaml.buf, 1, yaml.len, f) != yaml.len || fclose(f)) {
+		strbuf_addf(err, "%s: cannot write the derived data mapping: %s", path.buf, strerror(errno));
+		ret = -1;
+	}
+	strbuf_release(&path);
+	strbuf_release(&yaml);
+	return ret;
+}
+
+/* -lm: derive this group's data mapping from the target's dump (its record says which) and the golden's. */
+static int derive_layer_mapping(struct matcher *m, const struct leafrec *r, struct strbuf *err)
+{
+	struct strbuf target = STRBUF_INIT, warn = STRBUF_INIT;
+	const char *golden = golden_dump_of(m, m->cur.golden);
+	int ret = 0;
+	yamlmap_release(&m->cur.derived);
+	m->cur.derived = (struct yamlmap)YAMLMAP_INIT;
+	m->cur.derived_gen = m->cur.gen;
+	if (r->f[LF_DUMP].kind == SPAN_STRING)
+		leafrec_str(r, LF_DUMP, &target);
+	if (!target.len)
+		ret = msg_fail(err, "--layer-mapping", "the target records do not name their dump (\"dump\"): "
+			       "the layer mapping reads the dump's stack.json and construct.json");
+	else if (!golden)
+		ret = msg_fail(err, "--layer-mapping", "the golden side must be a dump, not records: the layer "
+			       "mapping reads its stack.json and construct.json");
+	else if (layermap_derive(target.buf, golden, m->opts.layer_rules, &m->cur.derived, &warn, err) < 0)
+		ret = -1;
+	if (!ret && warn.len)
+		warning("%s", warn.buf);
+	if (!ret && m->opts.save_mapping)
+		ret = save_derived(m, err);
+	strbuf_release(&target);
+	strbuf_release(&warn);
+	return ret < 0 ? GOLDEN_FAILED : 0;
+}
+
 static int add_target(struct matcher *m, const char *line, size_t len, struct strbuf *out, struct strbuf *err)
 {
 	struct leafrec r;
 	const char *why;
 	struct strbuf *key_json = &m->key_json;
 	ssize_t hits;
-	bool gate = !m->opts.data_mapping, cross;
+	bool gate, cross;
 
 	if (leafrec_parse(&r, line, len, &why) < 0) {
 		strbuf_addstr(err, why);
@@ -1102,6 +1172,9 @@ static int add_target(struct matcher *m, const char *line, size_t len, struct st
 	int ret = start_group(m, r.step, r.rank, out, err);
 	if (ret < 0)
 		return ret;
+	if (m->opts.layer_rules && m->cur.derived_gen != m->cur.gen && derive_layer_mapping(m, &r, err) < 0)
+		return GOLDEN_FAILED;
+	gate = !m->opts.data_mapping && !m->cur.derived.nr;
 	m->stats.targets++;
 	target_key(m, &r, key_json);
 	pthread_mutex_lock(&m->load.lock);

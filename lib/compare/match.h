@@ -24,6 +24,9 @@
  *   default       the records' compare keys (backward calls renumbered)
  *   data mapping  target: the mapped name of the row, else its raw name;
  *                 golden: the compare key (msprobe's -dm)
+ *   layer mapping as data mapping, with the mapping derived for each
+ *                 target dump from both dumps' scopes (layermap.h); an
+ *                 empty derived mapping means none, as in msprobe
  *   cell mapping  target: the raw name with Cell->Module and module names
  *                 mapped (msprobe's -cm); golden: the compare key
  *   fuzzy         both: the name without its call index, and the k-th
@@ -58,6 +61,8 @@ struct match_options {
 	const struct yamlmap *cell_map;     /* its file, or NULL (Cell->Module only) */
 	bool ranks_by_position;
 	bool partial;                       /* accept a partial comparison; mark unpaired leaves "partial": true */
+	const struct layer_rules *layer_rules; /* -lm (layermap.h): a data mapping derived per rank, or NULL */
+	const char *save_mapping;           /* -lm: write each derived mapping into this directory, or NULL */
 	const char *only_ranks;             /* golden: read only these ranks ("0,4-7"), or NULL */
 	/*
 	 * Called with the out buffer of matcher_add_target()/matcher_finish()

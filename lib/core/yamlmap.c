@@ -108,6 +108,24 @@ const char *yamlmap_get(const struct yamlmap *m, const char *key, size_t len)
 	return s && s->value.u < m->nr ? m->values[s->value.u] : NULL;
 }
 
+void yamlmap_set(struct yamlmap *m, const char *key, const char *value)
+{
+	size_t n = strlen(key);
+	bool created;
+	struct strmap_slot *s = strmap_find(&m->index, key, n);
+	if (s) {
+		free(m->values[s->value.u]);
+		m->values[s->value.u] = xstrdup(value);
+		return;
+	}
+	ALLOC_GROW(m->keys, m->nr + 1, m->alloc);
+	m->values = xrealloc(m->values, m->alloc * sizeof(*m->values));
+	m->keys[m->nr] = xmemdupz(key, n);
+	m->values[m->nr] = xstrdup(value);
+	strmap_put(&m->index, m->keys[m->nr], n, &created)->value.u = m->nr;
+	m->nr++;
+}
+
 void yamlmap_release(struct yamlmap *m)
 {
 	for (size_t i = 0; i < m->nr; i++) {

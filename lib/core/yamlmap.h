@@ -25,6 +25,8 @@ struct yamlmap {
 int yamlmap_load(struct yamlmap *m, const char *path, struct strbuf *err);
 /* The value of key, or NULL. */
 const char *yamlmap_get(const struct yamlmap *m, const char *key, size_t len);
+/* Map key to value (copies of both); a key already there keeps its place and takes the new value. */
+void yamlmap_set(struct yamlmap *m, const char *key, const char *value);
 void yamlmap_release(struct yamlmap *m);
 
 /*

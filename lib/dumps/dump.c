@@ -440,6 +440,8 @@ static int read_entry(struct reading *rd, const struct json_token *key)
 	}
 	if (collect_rows(rd, &en) < 0)
 		return -1;
+	if (rd->d->on_entry && (ret = rd->d->on_entry(rd->entry, rd->d->entry_ctx)) != 0)
+		return ret;
 	ret = emit_rows(rd, &en, order);
 	rd->d->entries++;
 	return ret;

@@ -85,9 +85,17 @@ struct dump_reader;
  */
 typedef int (*dump_leaf_fn)(const struct dump_reader *d, const struct leaf *leaf, void *ctx);
 
+/*
+ * Called once per entry, before its leaves (an entry may have none): its
+ * name, which lives until the callback returns.  Nonzero stops as above.
+ */
+typedef int (*dump_entry_fn)(const char *entry, void *ctx);
+
 struct dump_reader {
 	/* set before dump_read() */
 	const char *path;      /* "-" is stdin */
+	dump_entry_fn on_entry; /* NULL: none */
+	void *entry_ctx;
 	bool debug_file;       /* a debug.json: no backward renumbering */
 	size_t buffer_size;    /* 0: the JSON reader's default */
 	size_t max_chunk;      /* tests: limit reads to this many bytes (0: none) */

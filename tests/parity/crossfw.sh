@@ -4,7 +4,7 @@
 # Result msprobe's error for the dtype and requires_grad names), and 13, a
 # MindSpore dump with one Cell's output doubled against the original; and 03, 02 with
 # msprobe's -am (the built-in MindSpore -> PyTorch API table: Mint.cos.0 pairs with
-# Torch.cos.0); byte for byte.
+# Torch.cos.0); 06, 02 with msprobe's -lm and the data mapping it derived; byte for byte.
 set -u
 n=0
 C=$FIXTURES/crossfw
@@ -36,6 +36,23 @@ check "13 MindSpore against MindSpore, one Cell's output doubled" "$(ls "$C"/exp
 check "03 MindSpore against PyTorch, --api-mapping (msprobe -am, its built-in table)" \
 	"$(ls "$C"/expected/03_am_builtin/*.csv 2> /dev/null)" "$C/sample/mindspore_data" "$C/sample/pytorch_data" \
 	"--partial --api-mapping"
+check "06 MindSpore against PyTorch, --layer-mapping (msprobe -lm sample/layer_mapping.yaml)" \
+	"$(ls "$C"/expected/06_lm_sample/*.csv 2> /dev/null)" "$C/sample/mindspore_data" "$C/sample/pytorch_data" \
+	"--layer-mapping=$C/sample/layer_mapping.yaml"
+# and the data mapping -lm derived, as msprobe wrote it
+n=$((n + 1))
+want=$(ls "$C"/expected/06_lm_sample/data_mapping_*.yaml 2> /dev/null)
+if [ -z "$want" ]; then
+	echo "ok $n - 06's derived data mapping # SKIP $FIXTURES is absent"
+elif mkdir "$tmp/lm" && probe-flatten "$C/sample/mindspore_data" |
+	probe-match --layer-mapping="$C/sample/layer_mapping.yaml" --save-mapping "$tmp/lm" "$C/sample/pytorch_data" \
+		> /dev/null 2> "$tmp/err" && cmp -s "$want" "$tmp"/lm/data_mapping_*.yaml; then
+	echo "ok $n - 06's derived data mapping equals msprobe's byte for byte ($(wc -l < "$want") leaves)"
+else
+	echo "not ok $n - 06's derived data mapping differs from msprobe's"
+	diff "$want" "$tmp"/lm/data_mapping_*.yaml 2>&1 | head -n 10 | sed 's/^/# /'
+	sed 's/^/# /' "$tmp/err"
+fi
 # our verdict across frameworks, on 02's pairs: what differs only by framework is no
 # difference (BFloat16 against torch.bfloat16, mindspore.Tensor against torch.Tensor, no
 # requires_grad on the MindSpore side); Int32 against torch.int64 is one
