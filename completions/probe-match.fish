@@ -14,6 +14,8 @@ complete -c probe-match -s f -l fuzzy -d 'pair rows by name without call index, 
 complete -c probe-match -l data-mapping -r -F -d 'map target row names to golden ones (msprobe -dm)'
 complete -c probe-match -l api-mapping -d 'map MindSpore API names to PyTorch\'s by msprobe\'s built-in table (msprobe -am without a file)'
 complete -c probe-match -l cell-mapping -F -d 'map Cell to Module and module names by FILE (msprobe -cm)'
+complete -c probe-match -l layer-mapping -F -d 'derive a data mapping from both dumps\' module scopes, with FILE\'s renames per module class (msprobe -lm)'
+complete -c probe-match -l save-mapping -x -a '(__probe_paths dir)' -d 'with --layer-mapping: write each derived mapping into DIR as msprobe\'s data_mapping_<ts>.yaml'
 complete -c probe-match -l ranks-by-position -d 'pair the k-th target rank with the k-th golden rank'
 complete -c probe-match -l only-ranks -x -d 'read only these ranks of the golden dump, e.g. 0,4-7'
 complete -c probe-match -l partial -d 'accept a partial comparison: most target leaves unmatched; mark the unpaired leaves for the tools after'

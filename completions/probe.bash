@@ -129,11 +129,13 @@ _probe_match() {
 	case $prev in
 	--data-mapping) _probe_files "$cur"; return ;;
 	--cell-mapping) if [[ $eq ]]; then _probe_files "$cur"; return; fi ;;
+	--layer-mapping) if [[ $eq ]]; then _probe_files "$cur"; return; fi ;;
+	--save-mapping) _probe_dirs "$cur"; return ;;
 	--only-ranks) return ;;
 	--consistency) COMPREPLY=($(compgen -W "fsdp megatron" -- "$cur")); return ;;
 	esac
 	if [[ $cur == -* ]]; then
-		COMPREPLY=($(compgen -W "-f --fuzzy --data-mapping --api-mapping --cell-mapping --ranks-by-position --only-ranks --partial --consistency -v --verbose -h --help --version" -- "$cur"))
+		COMPREPLY=($(compgen -W "-f --fuzzy --data-mapping --api-mapping --cell-mapping --layer-mapping --save-mapping --ranks-by-position --only-ranks --partial --consistency -v --verbose -h --help --version" -- "$cur"))
 		return
 	fi
 	_probe_dumps "$cur"
