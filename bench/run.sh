@@ -180,6 +180,15 @@ else
 	echo "bench: GNU parallel missing (make deps installs it): the parallel 64-rank figure is left out" >&2
 fi
 
+# cross-framework with the layer mapping (bench/crossfw-lm.py): a MindSpore target against a
+# PyTorch golden, 163,200 and 326,400 leaves a side; twice the scopes should take twice the time
+for layers in 3400 6800; do
+	d=$out/crossfw-lm$layers
+	[ -f "$d/ms/dump.json" ] || python3 "$top/bench/crossfw-lm.py" "$layers" "$d"
+	measure "crossfw-lm:$layers" "$(size "$d/ms/dump.json")" \
+		"'$bin/probe-flatten' -q '$d/ms' | '$bin/probe-match' --layer-mapping='$d/layer_mapping.yaml' '$d/pt' | '$bin/probe-metric' --csv"
+done
+
 # jq reference on the largest pair only (msprobe's when it is there): it takes seconds a run
 last=$(echo $pairs | tr ' ' '\n' | grep big | tail -1)
 [ -n "$last" ] || last=$(echo $pairs | tr ' ' '\n' | tail -1)
@@ -220,4 +229,8 @@ echo
 echo "many ranks (64 ranks of the generator, compare to probe-first):"
 jq -rs '(map({(.figure): .}) | add) as $f | [.[] | select(.figure | startswith("ranks64"))] | .[]
 	| "  \(.figure): \(.median_s) s (min \(.min_s), max \(.max_s)), \(.mb_per_s) MB/s, peak \(.peak_kb / 1024 | floor) MB"' "$results"
+echo "layer mapping across frameworks (pipeline to CSV; time per leaf should not grow with the scopes):"
+jq -rs '(map({(.figure): .}) | add) as $f | [.[] | select(.figure | startswith("crossfw-lm:"))] | .[]
+	| (.figure | sub("crossfw-lm:"; "") | tonumber) as $l
+	| "  \($l) layers, \($l * 48) leaves a side: \(.median_s) s (min \(.min_s), max \(.max_s)), \(.median_s / ($l * 48) * 1e6 | floor / 1) us a leaf, peak \(.peak_kb / 1024 | floor) MB"' "$results"
 echo "results: $results"

@@ -378,11 +378,13 @@ static void scope_item(struct side *s, struct item *it)
 static void backward_scopes(struct side *s)
 {
 	struct strbuf fwd = STRBUF_INIT;
+	struct arena scratch = ARENA_INIT;
 	for (size_t i = 0; i < s->nitems; i++) {
 		struct item *it = &s->items[i];
 		if (it->bad)
 			continue;
-		struct fields f = split_dots(&s->arena, it->name);
+		arena_reset(&scratch);
+		struct fields f = split_dots(&scratch, it->name);
 		if (strcmp(f.v[f.n - 1], "backward") && strcmp(f.v[f.n - 2], "backward"))
 			continue;
 		strbuf_reset(&fwd);
@@ -410,6 +412,7 @@ static void backward_scopes(struct side *s)
 		it->layer_scope = f_it->layer_scope;
 	}
 	strbuf_release(&fwd);
+	arena_release(&scratch);
 }
 
 /*
@@ -520,18 +523,21 @@ static struct node_state *node_state(struct node *n, const char *state, bool cre
 static void build_tree(struct side *s)
 {
 	struct node *root = new_node(s, TOP_LAYER);
+	struct arena scratch = ARENA_INIT;
 	for (size_t i = 0; i < s->nitems; i++) {
 		struct item *it = &s->items[i];
 		struct node *n = root;
 		if (it->bad)
 			continue;
-		struct fields f = split_dots(&s->arena, it->full_scope);
+		arena_reset(&scratch);
+		struct fields f = split_dots(&scratch, it->full_scope);
 		for (size_t k = 1; k < f.n; k++) {
 			struct node *c = child(n, f.v[k]);
 			if (!c) {
 				bool created;
-				c = new_node(s, f.v[k]);
-				strmap_put(&n->children, f.v[k], strlen(f.v[k]), &created)->value.p = c;
+				const char *name = arena_memdupz(&s->arena, f.v[k], strlen(f.v[k]));
+				c = new_node(s, name);
+				strmap_put(&n->children, name, strlen(name), &created)->value.p = c;
 			}
 			n = c;
 		}
@@ -540,6 +546,7 @@ static void build_tree(struct side *s)
 		ns->items[ns->n++] = (uint32_t)i;
 		n->type_name = it->type_name;
 	}
+	arena_release(&scratch);
 }
 
 static int on_entry(const char *entry, void *ctx)
