@@ -12,7 +12,7 @@ end
 complete -c probe-match -f -a '(__probe_paths dump)'
 complete -c probe-match -s f -l fuzzy -d 'pair rows by name without call index, k-th with k-th (msprobe -fm)'
 complete -c probe-match -l data-mapping -r -F -d 'map target row names to golden ones (msprobe -dm)'
-complete -c probe-match -l api-mapping -d 'map MindSpore API names to PyTorch\'s by msprobe\'s built-in table (msprobe -am without a file)'
+complete -c probe-match -l api-mapping -F -d 'map MindSpore API names to PyTorch\'s by msprobe\'s built-in table, and FILE\'s APIs and arguments (msprobe -am)'
 complete -c probe-match -l cell-mapping -F -d 'map Cell to Module and module names by FILE (msprobe -cm)'
 complete -c probe-match -l layer-mapping -F -d 'derive a data mapping from both dumps\' module scopes, with FILE\'s renames per module class (msprobe -lm)'
 complete -c probe-match -l save-mapping -x -a '(__probe_paths dir)' -d 'with --layer-mapping: write each derived mapping into DIR as msprobe\'s data_mapping_<ts>.yaml'

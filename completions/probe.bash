@@ -128,6 +128,7 @@ _probe_match() {
 	COMPREPLY=()
 	case $prev in
 	--data-mapping) _probe_files "$cur"; return ;;
+	--api-mapping) if [[ $eq ]]; then _probe_files "$cur"; return; fi ;;
 	--cell-mapping) if [[ $eq ]]; then _probe_files "$cur"; return; fi ;;
 	--layer-mapping) if [[ $eq ]]; then _probe_files "$cur"; return; fi ;;
 	--save-mapping) _probe_dirs "$cur"; return ;;

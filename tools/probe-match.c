@@ -22,8 +22,9 @@ static const struct opt_spec options[] = {
 	{ 'f', 'f', "fuzzy", NULL, "pair rows by name without call index, k-th with k-th (msprobe -fm)", NULL, 0 },
 	{ OPT_DATA_MAPPING, 0, "data-mapping", "FILE", "map target row names to golden ones (msprobe -dm)", NULL,
 	  OPT_FILE },
-	{ OPT_API_MAPPING, 0, "api-mapping", NULL,
-	  "map MindSpore API names to PyTorch's by msprobe's built-in table (msprobe -am without a file)", NULL, 0 },
+	{ OPT_API_MAPPING, 0, "api-mapping", "FILE",
+	  "map MindSpore API names to PyTorch's by msprobe's built-in table, and FILE's APIs and arguments (msprobe -am)",
+	  NULL, OPT_FILE | OPT_OPTIONAL },
 	{ OPT_CELL_MAPPING, 0, "cell-mapping", "FILE",
 	  "map Cell to Module and module names by FILE (msprobe -cm)", NULL, OPT_FILE | OPT_OPTIONAL },
 	{ OPT_LAYER_MAPPING, 0, "layer-mapping", "FILE",
@@ -47,7 +48,7 @@ static const struct opt_spec options[] = {
 
 static const struct tool_spec spec = {
 	.name = "probe-match",
-	.synopsis = "[-fv] [--api-mapping] [--data-mapping FILE] [--cell-mapping[=FILE]] "
+	.synopsis = "[-fv] [--api-mapping[=FILE]] [--data-mapping FILE] [--cell-mapping[=FILE]] "
 		    "[--layer-mapping[=FILE] [--save-mapping DIR]] [--ranks-by-position] [--only-ranks LIST] "
 		    "[--partial] golden [target-records]\n"
 		    "--consistency BACKEND [-v] inference [training-records]",
@@ -116,6 +117,7 @@ int main(int argc, char **argv)
 	struct match_options mo = { 0 };
 	struct yamlmap data_map = YAMLMAP_INIT, cell_map = YAMLMAP_INIT;
 	struct layer_rules *layer_rules = NULL;
+	struct msapi_user api_user = MSAPI_USER_INIT;
 	struct strbuf out = STRBUF_INIT, err = STRBUF_INIT;
 	struct line_reader *lr;
 	struct line_sink sink;
@@ -139,6 +141,16 @@ int main(int argc, char **argv)
 			break;
 		case OPT_API_MAPPING:
 			mo.api_mapping = true;
+			if (arg) {
+				msapi_user_release(&api_user);
+				strbuf_reset(&err);
+				if (msapi_user_load(&api_user, arg, &err, &err) < 0)
+					die("%s", err.buf);
+				if (err.len)
+					warning("%s", err.buf);
+				strbuf_reset(&err);
+				mo.api_user = &api_user;
+			}
 			break;
 		case OPT_CELL_MAPPING:
 			mo.cell_mapping = true;
@@ -226,6 +238,7 @@ int main(int argc, char **argv)
 	yamlmap_release(&data_map);
 	yamlmap_release(&cell_map);
 	layer_rules_free(layer_rules);
+	msapi_user_release(&api_user);
 	strbuf_release(&out);
 	strbuf_release(&err);
 	return PROBE_OK;

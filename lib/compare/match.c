@@ -125,6 +125,9 @@ struct matcher {
 	uint32_t *table;      /* leaf index + 1, 0 empty */
 	size_t table_cap;
 	struct strmap golden_occ; /* fuzzy: occurrences while loading one golden group */
+	struct strmap golden_apis; /* -am FILE: "<group>:<API>" of every golden leaf, once all is loaded */
+	bool golden_apis_ready;
+	struct strbuf entry_buf, state_buf; /* -am FILE: the target row's entry and state */
 	uint32_t golden_occ_group;
 	struct tgroup cur;
 	uint64_t gen;
@@ -185,6 +188,9 @@ void matcher_free(struct matcher *m)
 	strmap_release(&m->golden_occ);
 	strmap_release(&m->cur.occurrences);
 	yamlmap_release(&m->cur.derived);
+	strmap_release(&m->golden_apis);
+	strbuf_release(&m->entry_buf);
+	strbuf_release(&m->state_buf);
 	strbuf_release(&m->scratch);
 	strbuf_release(&m->scratch2);
 	strbuf_release(&m->key_json);
@@ -977,6 +983,45 @@ static int start_group(struct matcher *m, int64_t step, int64_t rank, struct str
 	return 0;
 }
 
+/* -am FILE: the golden's APIs (first two fields of each key) by group, once the whole golden side is in. */
+static int index_golden_apis(struct matcher *m, struct strbuf *err)
+{
+	struct strbuf k = STRBUF_INIT;
+	int ret;
+	pthread_mutex_lock(&m->load.lock);
+	ret = wait_for_all(m, err);
+	pthread_mutex_unlock(&m->load.lock);
+	if (ret < 0)
+		return GOLDEN_FAILED;
+	for (size_t i = 0; i < m->nleaves; i++) {
+		const struct gleaf *g = &m->leaves[i];
+		const char *dot = memchr(g->mkey, '.', g->mkey_len), *end;
+		bool created;
+		if (!dot)
+			continue;
+		end = memchr(dot + 1, '.', g->mkey_len - (size_t)(dot + 1 - g->mkey));
+		strbuf_reset(&k);
+		strbuf_addf(&k, "%u:", g->group);
+		strbuf_add(&k, g->mkey, end ? (size_t)(end - g->mkey) : g->mkey_len);
+		strmap_put(&m->golden_apis, k.buf, k.len, &created);
+	}
+	strbuf_release(&k);
+	m->golden_apis_ready = true;
+	return 0;
+}
+
+static bool golden_has_api(void *ctx, const char *api, size_t len)
+{
+	const struct matcher *m = ctx;
+	struct strbuf k = STRBUF_INIT;
+	bool has;
+	strbuf_addf(&k, "%u:", m->cur.golden);
+	strbuf_add(&k, api, len);
+	has = strmap_find(&m->golden_apis, k.buf, k.len) != NULL;
+	strbuf_release(&k);
+	return has;
+}
+
 /* The target's match key into m->scratch, and its displayed key into key (JSON). */
 static void target_key(struct matcher *m, const struct leafrec *r, struct strbuf *key_json)
 {
@@ -990,7 +1035,13 @@ static void target_key(struct matcher *m, const struct leafrec *r, struct strbuf
 	}
 	if (m->opts.api_mapping) {
 		leafrec_str(r, LF_NAME, name);
-		msapi_mapped_name(k, name->buf);
+		if (m->opts.api_user) {
+			leafrec_str(r, LF_ENTRY, &m->entry_buf);
+			leafrec_str(r, LF_STATE, &m->state_buf);
+		}
+		if (!m->opts.api_user || !msapi_user_key(m->opts.api_user, name->buf, m->entry_buf.buf ? m->entry_buf.buf : "",
+							 m->state_buf.buf ? m->state_buf.buf : "", golden_has_api, m, k))
+			msapi_mapped_name(k, name->buf);
 	} else if (m->opts.cell_mapping) {
 		leafrec_str(r, LF_NAME, name);
 		matcher_mapped_name(k, name->buf, m->opts.cell_map);
@@ -1173,6 +1224,8 @@ static int add_target(struct matcher *m, const char *line, size_t len, struct st
 	if (ret < 0)
 		return ret;
 	if (m->opts.layer_rules && m->cur.derived_gen != m->cur.gen && derive_layer_mapping(m, &r, err) < 0)
+		return GOLDEN_FAILED;
+	if (m->opts.api_user && !m->golden_apis_ready && index_golden_apis(m, err) < 0)
 		return GOLDEN_FAILED;
 	gate = !m->opts.data_mapping && !m->cur.derived.nr;
 	m->stats.targets++;

@@ -50,13 +50,15 @@
 #define PROBE_MATCH_H
 
 #include "../core/strbuf.h"
+#include "../msprobe/msapiuser.h"
 #include "../records/lines.h"
 #include "../core/yamlmap.h"
 
 struct match_options {
 	bool fuzzy;
 	const struct yamlmap *data_mapping; /* -dm, or NULL */
-	bool api_mapping;                   /* -am without a file: msapimap.h (it goes before -cm and -dm) */
+	bool api_mapping;                   /* -am: msapimap.h (it goes before -cm and -dm) */
+	const struct msapi_user *api_user;  /* -am FILE: msapiuser.h, before the built-in table; or NULL */
 	bool cell_mapping;                  /* -cm given */
 	const struct yamlmap *cell_map;     /* its file, or NULL (Cell->Module only) */
 	bool ranks_by_position;
