@@ -9,6 +9,7 @@ enum {
 	OPT_MODE = 256,
 	OPT_PT_LAYOUT,
 	OPT_FORMAT,
+	OPT_FRAMEWORK,
 	OPT_DTYPE,
 	OPT_FAULT,
 	OPT_FAULT_RANK,
@@ -31,6 +32,9 @@ static const struct opt_spec options[] = {
 	  "torch1|torch2", 0 },
 	{ OPT_FORMAT, 0, "format", "FORMAT", "tensor mode: pt (default, torch.save) or npy (MindSpore's numpy.save)",
 	  "pt|npy", 0 },
+	{ OPT_FRAMEWORK, 0, "framework", "RUNS",
+	  "dump both runs as pytorch (default) or mindspore, or a mindspore target against a pytorch golden",
+	  "pytorch|mindspore|mindspore-pytorch", 0 },
 	{ OPT_DTYPE, 0, "dtype", "TYPE", "what tensors are saved as, computed in float32 (default float32)",
 	  "float32|float16|bfloat16", 0 },
 	{ OPT_FAULT, 0, "fault", "KIND", "fault injected into the target run (default fc2-weight)",
@@ -51,7 +55,7 @@ static const struct opt_spec options[] = {
 
 static const struct tool_spec spec = {
 	.name = "probe-gendump",
-	.synopsis = "[--mode MODE] [--pt-layout LAYOUT] [--format FORMAT] [--dtype TYPE] [--fault KIND] "
+	.synopsis = "[--mode MODE] [--pt-layout LAYOUT] [--format FORMAT] [--framework RUNS] [--dtype TYPE] [--fault KIND] "
 		    "[--fault-rank R] [--steps N] [--ranks N] [--micro-batches M] [--layers L] [--width W] "
 		    "[--batch B] [--zoo] [--seed S] [--print-tensors] OUTDIR",
 	.summary = "Simulate the training of a small MLP and write msprobe dumps of a golden run and of a "
@@ -82,6 +86,9 @@ static void parse_options(struct gen_config *cfg, int argc, char **argv)
 		case OPT_FORMAT:
 			cfg->format = opt_choice(&spec, c, arg) ? GEN_FORMAT_NPY : GEN_FORMAT_PT;
 			format_given = true;
+			break;
+		case OPT_FRAMEWORK:
+			cfg->framework = (enum gen_framework)opt_choice(&spec, c, arg);
 			break;
 		case OPT_DTYPE:
 			cfg->dtype = dtypes[opt_choice(&spec, c, arg)];

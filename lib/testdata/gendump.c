@@ -703,6 +703,8 @@ struct rank_dump {
 	struct stack_group *stacks;
 	size_t nr_stacks, alloc_stacks;
 	int *stack_of_key;
+	bool mindspore;        /* this run is dumped as MindSpore (gen_config.framework) */
+	struct strbuf ms_name; /* scratch: a name as MindSpore's dumper gives it */
 };
 
 static void make_directories(const char *path)
@@ -731,8 +733,10 @@ static void rank_dump_open(struct rank_dump *d, const struct gen_config *cfg, co
 	struct strbuf path = STRBUF_INIT;
 	size_t nkeys = st_mult(STACK_KINDS, (size_t)cfg->layers + 1);
 
-	*d = (struct rank_dump){ .cfg = cfg, .dir = STRBUF_INIT, .entry = STRBUF_INIT };
+	*d = (struct rank_dump){ .cfg = cfg, .dir = STRBUF_INIT, .entry = STRBUF_INIT, .ms_name = STRBUF_INIT };
 	d->print_tensors = cfg->print_tensors && !strcmp(side, "golden") && step == 0 && rank == 0;
+	d->mindspore = cfg->framework == GEN_FW_MINDSPORE ||
+		       (cfg->framework == GEN_FW_MINDSPORE_PYTORCH && !strcmp(side, "target"));
 	d->stack_of_key = xmalloc(st_mult(nkeys, sizeof(int)));
 	for (size_t i = 0; i < nkeys; i++)
 		d->stack_of_key[i] = NO_STACK;
@@ -748,7 +752,7 @@ static void rank_dump_open(struct rank_dump *d, const struct gen_config *cfg, co
 	jw_key(&d->json, "level");
 	jw_string(&d->json, "mix");
 	jw_key(&d->json, "framework");
-	jw_string(&d->json, "pytorch");
+	jw_string(&d->json, d->mindspore ? "mindspore" : "pytorch");
 	jw_key(&d->json, "dump_data_dir");
 	if (cfg->task == GEN_TASK_TENSOR) {
 		/* the directory as the dumper was told it (compare ignores it and looks beside dump.json) */
@@ -764,15 +768,59 @@ static void rank_dump_open(struct rank_dump *d, const struct gen_config *cfg, co
 	jw_open(&d->json, '{');
 }
 
+/* Does s start with prefix? */
+static bool starts(const char *s, const char *prefix)
+{
+	return !strncmp(s, prefix, strlen(prefix));
+}
+
+/*
+ * name as MindSpore's dumper writes it, into out: Module -> Cell (and the
+ * Linear class -> Dense), Functional -> MintFunctional; others unchanged.
+ */
+static void mindspore_name(const char *name, struct strbuf *out)
+{
+	const char *lin;
+	strbuf_reset(out);
+	if (starts(name, "Module.")) {
+		strbuf_addstr(out, "Cell.");
+		name += 7;
+		if ((lin = strstr(name, ".Linear."))) {
+			strbuf_add(out, name, (size_t)(lin - name));
+			strbuf_addstr(out, ".Dense.");
+			name = lin + 8;
+		}
+	} else if (starts(name, "Functional.")) {
+		strbuf_addstr(out, "MintFunctional.");
+		name += 11;
+	}
+	strbuf_addstr(out, name);
+}
+
+/* A name of this run: as given, or MindSpore's (the result lives until the next call). */
+static const char *run_name(struct rank_dump *d, const char *name)
+{
+	if (!d->mindspore || !name)
+		return name;
+	mindspore_name(name, &d->ms_name);
+	return d->ms_name.buf;
+}
+
 static void record_stack(struct rank_dump *d, int key, const char *name)
 {
 	int id = d->stack_of_key[key];
+	struct strbuf own = STRBUF_INIT;
+	if (d->mindspore) {
+		mindspore_name(name, &own);
+		name = own.buf;
+	}
 	if (id == NO_STACK) {
 		ALLOC_GROW(d->stacks, d->nr_stacks + 1, d->alloc_stacks);
 		d->stacks[d->nr_stacks] = (struct stack_group){ .key = key };
 		id = d->stack_of_key[key] = (int)d->nr_stacks++;
 	}
 	name_list_add(&d->stacks[id].names, name);
+	strbuf_release(&own);
 }
 
 static void write_stack_json(struct rank_dump *d)
@@ -839,6 +887,7 @@ static void rank_dump_close(struct rank_dump *d)
 	name_list_release(&d->construct_names);
 	name_list_release(&d->construct_parents);
 	strbuf_release(&d->entry);
+	strbuf_release(&d->ms_name);
 	strbuf_release(&d->dir);
 }
 
@@ -851,11 +900,16 @@ static void rank_dump_close(struct rank_dump *d)
  */
 static void entry_begin(struct rank_dump *d, int stack, bool in_construct, const char *parent)
 {
+	if (d->mindspore) {
+		mindspore_name(d->entry.buf, &d->ms_name);
+		strbuf_reset(&d->entry);
+		strbuf_addbuf(&d->entry, &d->ms_name);
+	}
 	if (stack != NO_STACK)
 		record_stack(d, stack, d->entry.buf);
 	if (in_construct) {
 		name_list_add(&d->construct_names, d->entry.buf);
-		name_list_add(&d->construct_parents, parent);
+		name_list_add(&d->construct_parents, run_name(d, parent));
 	}
 	jw_key(&d->json, d->entry.buf);
 	jw_open(&d->json, '{');
@@ -889,7 +943,7 @@ static void print_tensor(const char *row, const struct tensor *t, enum dtype d)
 static void data_name_of(const struct rank_dump *d, const char *row, struct strbuf *out)
 {
 	strbuf_reset(out);
-	strbuf_addf(out, "%s.%s", row, d->cfg->format == GEN_FORMAT_NPY ? "npy" : "pt");
+	strbuf_addf(out, "%s.%s", row, d->cfg->format == GEN_FORMAT_NPY || d->mindspore ? "npy" : "pt");
 }
 
 /*
@@ -929,7 +983,7 @@ static void save_tensor_file(const struct rank_dump *d, const char *data_name, c
 	int ret;
 
 	strbuf_addf(&path, "%s/dump_tensor_data/%s", d->dir.buf, data_name);
-	if (d->cfg->format == GEN_FORMAT_NPY)
+	if (d->cfg->format == GEN_FORMAT_NPY || d->mindspore)
 		ret = write_npy_as_mindspore(path.buf, src, &err);
 	else
 		ret = tensorw_pt(path.buf, src, &opt, &err);
@@ -950,6 +1004,19 @@ struct leaf {
 	const char *data_name;  /* tensor task */
 };
 
+/* MindSpore's name of a dtype the generator saves: Float32, Float16, BFloat16. */
+static const char *mindspore_dtype(enum dtype t)
+{
+	switch (t) {
+	case DT_FLOAT16:
+		return "Float16";
+	case DT_BFLOAT16:
+		return "BFloat16";
+	default:
+		return "Float32";
+	}
+}
+
 static void write_leaf(struct rank_dump *d, const struct leaf *l)
 {
 	struct jw *w = &d->json;
@@ -957,9 +1024,9 @@ static void write_leaf(struct rank_dump *d, const struct leaf *l)
 
 	jw_open(w, '{');
 	jw_key(w, "type");
-	jw_string(w, "torch.Tensor");
+	jw_string(w, d->mindspore ? "mindspore.Tensor" : "torch.Tensor");
 	jw_key(w, "dtype");
-	jw_string(w, dtype_info(l->dtype)->torch);
+	jw_string(w, d->mindspore ? mindspore_dtype(l->dtype) : dtype_info(l->dtype)->torch);
 	jw_key(w, "shape");
 	jw_open(w, '[');
 	for (int i = 0; i < l->ndim; i++)
@@ -969,8 +1036,10 @@ static void write_leaf(struct rank_dump *d, const struct leaf *l)
 		jw_key(w, stat_names[i]);
 		jw_token(w, l->stat[i]);
 	}
-	jw_key(w, "requires_grad");
-	jw_token(w, l->requires_grad ? "true" : "false");
+	if (!d->mindspore) { /* MindSpore's dumper writes none */
+		jw_key(w, "requires_grad");
+		jw_token(w, l->requires_grad ? "true" : "false");
+	}
 	if (d->cfg->task == GEN_TASK_MD5) {
 		jw_key(w, "md5");
 		jw_string(w, l->crc);

@@ -156,8 +156,23 @@ enum gen_format {
 	GEN_FORMAT_NPY,      /* numpy.save, as msprobe's MindSpore dumper writes */
 };
 
+/*
+ * Which framework each run is dumped as.  A MindSpore run is named and typed
+ * as msprobe's MindSpore dumper writes it: Cell for Module (Dense for
+ * Linear), MintFunctional for Functional, "mindspore.Tensor", dtypes
+ * Float32 / Float16 / BFloat16, no requires_grad, "framework": "mindspore",
+ * and in the tensor task .npy files (bfloat16 saved as float32); the
+ * numbers are the same as the PyTorch run's.
+ */
+enum gen_framework {
+	GEN_FW_PYTORCH,           /* both runs PyTorch (default) */
+	GEN_FW_MINDSPORE,         /* both runs MindSpore */
+	GEN_FW_MINDSPORE_PYTORCH, /* a MindSpore target against a PyTorch golden */
+};
+
 struct gen_config {
 	enum gen_task task;
+	enum gen_framework framework;
 	enum gen_format format;    /* tensor task: the files' format */
 	enum pt_layout pt_layout;  /* tensor task, .pt: torch 1.13's layout or torch 2.x's */
 	enum dtype dtype;          /* DT_FLOAT32 (default), DT_FLOAT16 or DT_BFLOAT16: what tensors are saved as */
