@@ -76,6 +76,7 @@ _probe_gendump() {
 	--mode) COMPREPLY=($(compgen -W "statistics md5 tensor" -- "$cur")); return ;;
 	--pt-layout) COMPREPLY=($(compgen -W "torch1 torch2" -- "$cur")); return ;;
 	--format) COMPREPLY=($(compgen -W "pt npy" -- "$cur")); return ;;
+	--framework) COMPREPLY=($(compgen -W "pytorch mindspore mindspore-pytorch" -- "$cur")); return ;;
 	--dtype) COMPREPLY=($(compgen -W "float32 float16 bfloat16" -- "$cur")); return ;;
 	--fault) COMPREPLY=($(compgen -W "none fc2-weight fc2-weight-tiny input linear1-output nan grad dtype shape scalar inf nan-input" -- "$cur")); return ;;
 	--fault-rank) return ;;
@@ -88,7 +89,7 @@ _probe_gendump() {
 	--seed) return ;;
 	esac
 	if [[ $cur == -* ]]; then
-		COMPREPLY=($(compgen -W "--mode --pt-layout --format --dtype --fault --fault-rank --steps --ranks --micro-batches --layers --width --batch --zoo --seed --print-tensors -h --help --version" -- "$cur"))
+		COMPREPLY=($(compgen -W "--mode --pt-layout --format --framework --dtype --fault --fault-rank --steps --ranks --micro-batches --layers --width --batch --zoo --seed --print-tensors -h --help --version" -- "$cur"))
 		return
 	fi
 	_probe_dirs "$cur"

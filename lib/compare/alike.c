@@ -293,27 +293,28 @@ bool alike_frameworks_differ(const struct leafrec *t, const struct leafrec *g)
 	return ft != FW_UNKNOWN && fg != FW_UNKNOWN && ft != fg;
 }
 
-static bool statistics_only(const struct leafrec *r)
+static bool without_md5(const struct leafrec *r)
 {
-	return !span_str_eq(&r->f[LF_TASK], "tensor", 6) && r->f[LF_MD5].kind == SPAN_NONE;
+	return r->f[LF_MD5].kind == SPAN_NONE;
 }
 
 /*
  * Across frameworks our verdict compares statistics (its dtype, type and
- * requires_grad rules for two frameworks: verdict.c); saved tensors and
- * md5s it does not compare across them yet (MindSpore saves bfloat16 as
- * float32 .npy: the bytes differ where the values do not).
+ * requires_grad rules for two frameworks: verdict.c) and saved tensors
+ * (MindSpore's float32 .npy of a bfloat16 tensor read as the bfloat16 it
+ * holds: tensor_match_upcast()); md5s it does not (the CRC-32 is of the
+ * saved bytes, which differ by framework where the values do not).
  */
 static int check_frameworks(const struct leafrec *t, const struct leafrec *g, struct strbuf *err)
 {
 	enum framework ft = framework_of(t), fg = framework_of(g);
 	struct strbuf name = STRBUF_INIT;
-	if (!alike_frameworks_differ(t, g) || (statistics_only(t) && statistics_only(g)))
+	if (!alike_frameworks_differ(t, g) || (without_md5(t) && without_md5(g)))
 		return 0;
 	leafrec_str(t, LF_NAME, &name);
 	strbuf_addf(err,
 		    "%s: the target leaf is %s's and its golden partner %s's: across frameworks our verdict compares "
-		    "statistics only, not saved tensors or md5s yet (MindSpore saves bfloat16 as float32); "
+		    "statistics and tensors, not md5s (a CRC-32 of bytes each framework saves its own way); "
 		    "probe-metric --csv gives msprobe's view of such a compare",
 		    name.buf, framework_name(ft), framework_name(fg));
 	strbuf_release(&name);

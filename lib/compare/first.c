@@ -332,6 +332,7 @@ static void compare_tensors(const struct first_stream *f, const struct pair *p, 
 	else if (tensor_open_leaf(&tt, a, tn.len ? tn.buf : NULL, &err) == 0) {
 		if (tensor_open_leaf(&tg, b, gn.len ? gn.buf : NULL, &err) == 0) {
 			double cos;
+			tensor_match_upcast(&tt, &tg); /* MindSpore's bfloat16 saved as float32 */
 			/* files that hold what their dumps say, read to the end (not shrunk meanwhile) */
 			compared = tmetric_compare_files(&tt, &tg, f->banded ? &f->opts.band : NULL, &tm, &err) == 0 &&
 				   verdict_tensor_declared(&p->t, &tt, a, &err) == 0 &&

@@ -524,6 +524,8 @@ static void prepare_tensors(const struct metric_stream *m, struct item *it, stru
 		 * Ours: the elements, of files that hold what their dumps say (else the pair is
 		 * unreadable, with the reason).  msprobe's cells: what its reading of the files gives.
 		 */
+		if (g_open)
+			tensor_match_upcast(&tt, &tg); /* MindSpore's bfloat16 saved as float32 */
 		if (!g_open) {
 			it->tensor_problem = arena_memdupz(a, err.buf, err.len);
 		} else if (tmetric_compare_files(&tt, &tg, &band, it->tm, &err) < 0) {

@@ -717,3 +717,44 @@ void tensor_read_f64(const struct tensor *t, int64_t start, int64_t n, double *o
 	}
 }
 
+
+/* t (float32) as the bfloat16 tensor it holds exactly, or false with t unchanged. */
+static bool narrow_to_bfloat16(struct tensor *t)
+{
+	enum { NARROW_CHUNK = 4096 };
+	float buf[NARROW_CHUNK];
+	uint16_t *out = xmalloc(st_mult((size_t)t->numel + 1, sizeof(*out)));
+	for (int64_t at = 0; at < t->numel; at += NARROW_CHUNK) {
+		int64_t n = t->numel - at < NARROW_CHUNK ? t->numel - at : NARROW_CHUNK;
+		tensor_read_f32(t, at, n, buf);
+		for (int64_t i = 0; i < n; i++) {
+			uint32_t bits;
+			memcpy(&bits, &buf[i], sizeof(bits));
+			if (bits & 0xffffu) {
+				free(out);
+				return false;
+			}
+			out[at + i] = (uint16_t)(bits >> 16);
+		}
+	}
+	free(t->owned);
+	t->owned = (unsigned char *)out;
+	t->data = t->numel ? t->owned : NULL;
+	t->dtype = DT_BFLOAT16;
+	t->swapped = false;
+	t->contiguous = true;
+	for (int d = t->ndim - 1, step = 1; d >= 0; d--) {
+		t->stride[d] = step;
+		step *= (int)t->shape[d];
+	}
+	return true;
+}
+
+bool tensor_match_upcast(struct tensor *a, struct tensor *b)
+{
+	if (a->format == TENSOR_NPY && a->dtype == DT_FLOAT32 && b->dtype == DT_BFLOAT16)
+		return narrow_to_bfloat16(a);
+	if (b->format == TENSOR_NPY && b->dtype == DT_FLOAT32 && a->dtype == DT_BFLOAT16)
+		return narrow_to_bfloat16(b);
+	return false;
+}

@@ -169,4 +169,15 @@ void tensor_read_f64(const struct tensor *t, int64_t start, int64_t n, double *o
  */
 void tensor_read_f32(const struct tensor *t, int64_t start, int64_t n, float *out);
 
+/*
+ * MindSpore saves bfloat16 as float32 .npy (numpy has no bfloat16).  When one
+ * of two tensors to compare is such a float32 .npy and the other bfloat16,
+ * and every element of the float32 one is exactly a bfloat16 value (its low
+ * 16 bits zero), it is turned into the bfloat16 tensor it was saved from
+ * (contiguous, held in memory), so the two compare element by element.
+ * Returns true when it did; otherwise both stay as they are (then their
+ * dtypes differ, and so do the files).
+ */
+bool tensor_match_upcast(struct tensor *a, struct tensor *b);
+
 #endif

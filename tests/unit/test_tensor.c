@@ -804,6 +804,33 @@ static void check_shrinking_files(void)
 	}
 }
 
+/* A float32 .npy of bfloat16 values (as MindSpore saves them) against a bfloat16 tensor: read as bfloat16. */
+static void check_match_upcast(void)
+{
+	/* bfloat16 1.0, -2.5, 0.15625 and a NaN: float32 whose low 16 bits are zero */
+	static const uint32_t exact[4] = { 0x3f800000u, 0xc0200000u, 0x3e200000u, 0x7fc00000u };
+	static const uint16_t want[4] = { 0x3f80u, 0xc020u, 0x3e20u, 0x7fc0u };
+	uint32_t inexact[4] = { 0x3f800000u, 0xc0200000u, 0x3e200001u, 0x7fc00000u };
+	uint16_t other[4] = { 0 };
+	struct tensor a = { .dtype = DT_FLOAT32, .ndim = 2, .shape = { 2, 2 }, .stride = { 2, 1 }, .numel = 4,
+			    .contiguous = true, .format = TENSOR_NPY, .fd = -1 };
+	struct tensor b = { .dtype = DT_BFLOAT16, .ndim = 2, .shape = { 2, 2 }, .stride = { 2, 1 }, .numel = 4,
+			    .contiguous = true, .format = TENSOR_PT, .data = (const unsigned char *)other, .fd = -1 };
+	struct tensor c = a;
+
+	a.data = (const unsigned char *)exact;
+	ok(tensor_match_upcast(&b, &a) && a.dtype == DT_BFLOAT16 && a.contiguous && a.stride[0] == 2 &&
+		   !memcmp(a.data, want, sizeof(want)) && b.dtype == DT_BFLOAT16,
+	   "an exact float32 .npy against bfloat16: narrowed to the bfloat16 it holds, either argument order");
+	free(a.owned);
+	c.data = (const unsigned char *)inexact;
+	ok(!tensor_match_upcast(&c, &b) && c.dtype == DT_FLOAT32 && c.data == (const unsigned char *)inexact,
+	   "one element with low bits set: left as float32 (the files then differ)");
+	c.format = TENSOR_PT;
+	c.data = (const unsigned char *)exact;
+	ok(!tensor_match_upcast(&c, &b) && c.dtype == DT_FLOAT32, "a float32 .pt is not MindSpore's: left alone");
+}
+
 static void remove_tmpdir(void)
 {
 	static const char *const names[] = { "cut", "flip", "damage", "halves.npy", "fortran.npy", "empty" };
@@ -831,6 +858,7 @@ int main(void)
 	check_shrinking_files();
 	check_all_halves();
 	check_fortran_swapped();
+	check_match_upcast();
 	for (size_t i = 0; i < ARRAY_SIZE(damaged); i++) {
 		check_truncations(damaged[i]);
 		check_flips(damaged[i]);
