@@ -87,27 +87,13 @@ static bool load_class(struct layer_rules *r, yaml_document_t *doc, const yaml_n
 struct layer_rules *layer_rules_load(const char *path, struct strbuf *err)
 {
 	struct layer_rules *r = xcalloc(1, sizeof(*r));
-	yaml_parser_t parser;
 	yaml_document_t doc;
 	const yaml_node_t *root;
-	FILE *f;
 	bool ok = true;
 
 	if (!path)
 		return r;
-	f = fopen(path, "rb");
-	if (!f) {
-		strbuf_addf(err, "%s: cannot open: %s", path, strerror(errno));
-		free(r);
-		return NULL;
-	}
-	yaml_parser_initialize(&parser);
-	yaml_parser_set_input_file(&parser, f);
-	if (!yaml_parser_load(&parser, &doc)) {
-		strbuf_addf(err, "%s:%zu:%zu: %s", path, parser.problem_mark.line + 1, parser.problem_mark.column + 1,
-			    parser.problem ? parser.problem : "YAML error");
-		yaml_parser_delete(&parser);
-		fclose(f);
+	if (yaml_load_file(path, &doc, err) < 0) {
 		free(r);
 		return NULL;
 	}
@@ -121,8 +107,6 @@ struct layer_rules *layer_rules_load(const char *path, struct strbuf *err)
 			ok = load_class(r, &doc, yaml_document_get_node(&doc, p->key),
 					yaml_document_get_node(&doc, p->value), path, err);
 	yaml_document_delete(&doc);
-	yaml_parser_delete(&parser);
-	fclose(f);
 	if (!ok) {
 		layer_rules_free(r);
 		return NULL;

@@ -9,6 +9,27 @@ static int fail_at(struct strbuf *err, const char *path, const yaml_mark_t *mark
 	return -1;
 }
 
+int yaml_load_file(const char *path, yaml_document_t *doc, struct strbuf *err)
+{
+	yaml_parser_t parser;
+	FILE *f = fopen(path, "rb");
+	int ret = 0;
+	if (!f) {
+		strbuf_addf(err, "%s: cannot open: %s", path, strerror(errno));
+		return -1;
+	}
+	yaml_parser_initialize(&parser);
+	yaml_parser_set_input_file(&parser, f);
+	if (!yaml_parser_load(&parser, doc)) {
+		strbuf_addf(err, "%s:%zu:%zu: %s", path, parser.problem_mark.line + 1, parser.problem_mark.column + 1,
+			    parser.problem ? parser.problem : "YAML error");
+		ret = -1;
+	}
+	yaml_parser_delete(&parser);
+	fclose(f);
+	return ret;
+}
+
 int yamlmap_load(struct yamlmap *m, const char *path, struct strbuf *err)
 {
 	yaml_parser_t parser;

@@ -14,6 +14,8 @@
 #include "strbuf.h"
 #include "strmap.h"
 
+#include <yaml.h>
+
 struct yamlmap {
 	char **keys, **values; /* owned */
 	size_t nr, alloc;
@@ -23,6 +25,13 @@ struct yamlmap {
 #define YAMLMAP_INIT { NULL, NULL, 0, 0, STRMAP_INIT }
 
 int yamlmap_load(struct yamlmap *m, const char *path, struct strbuf *err);
+
+/*
+ * The first YAML document of path as a tree, into doc (the caller
+ * yaml_document_delete()s it; the file is closed).  Returns 0, or -1 with
+ * "FILE: cannot open: why" or "FILE:LINE:COL: what" in err.
+ */
+int yaml_load_file(const char *path, yaml_document_t *doc, struct strbuf *err);
 /* The value of key, or NULL. */
 const char *yamlmap_get(const struct yamlmap *m, const char *key, size_t len);
 /* Map key to value (copies of both); a key already there keeps its place and takes the new value. */

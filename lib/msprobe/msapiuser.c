@@ -2,6 +2,7 @@
 #include "msapiuser.h"
 
 #include "../core/xalloc.h"
+#include "../core/yamlmap.h"
 
 #include <errno.h>
 #include <string.h>
@@ -100,25 +101,12 @@ static void free_entry(struct msapi_user_entry *e)
 
 int msapi_user_load(struct msapi_user *u, const char *path, struct strbuf *warn, struct strbuf *err)
 {
-	yaml_parser_t parser;
 	yaml_document_t doc;
 	const yaml_node_t *root;
-	FILE *f = fopen(path, "rb");
 	int ret = 0;
 
-	if (!f) {
-		strbuf_addf(err, "%s: cannot open: %s", path, strerror(errno));
+	if (yaml_load_file(path, &doc, err) < 0)
 		return -1;
-	}
-	yaml_parser_initialize(&parser);
-	yaml_parser_set_input_file(&parser, f);
-	if (!yaml_parser_load(&parser, &doc)) {
-		strbuf_addf(err, "%s:%zu:%zu: %s", path, parser.problem_mark.line + 1, parser.problem_mark.column + 1,
-			    parser.problem ? parser.problem : "YAML error");
-		yaml_parser_delete(&parser);
-		fclose(f);
-		return -1;
-	}
 	root = yaml_document_get_root_node(&doc);
 	if (!root) {
 		strbuf_addf(err, "%s: empty API mapping file", path);
@@ -147,8 +135,6 @@ int msapi_user_load(struct msapi_user *u, const char *path, struct strbuf *warn,
 		u->v[u->nr++] = e;
 	}
 	yaml_document_delete(&doc);
-	yaml_parser_delete(&parser);
-	fclose(f);
 	return ret;
 }
 
