@@ -91,13 +91,20 @@ int consist_match(enum consist_backend b, const struct consist_side *train, cons
  * the joined tensors, parameters concatenated on axis 0, outputs on axis
  * 1), its VERL_TENSOR_CHECKERS per training entry (an inference-only row
  * borrows the training entry its inference entry matched), and our
- * verdict (consisttab.c).
+ * verdict (consisttab.c).  On statistics dumps: msprobe's statistics
+ * columns (the four diffs and relative errors, no Data_name) and its
+ * ordinary STATISTICS_CHECKERS (requires_grad, unsqueezed shapes), and our
+ * verdict on the statistics (a joined row's recombined as of one tensor).
+ * A tensor dump against a statistics one: no msprobe table (CSV and
+ * workbook refused), our verdict still given; md5 dumps: refused.
+ * Each rank pair (consist_match writes a pair's rows together) is a table
+ * of its own: a file each in output_dir; to out (no output_dir) only one.
  */
-enum consist_output { CONSIST_NDJSON, CONSIST_CSV };
+enum consist_output { CONSIST_NDJSON, CONSIST_CSV, CONSIST_XLSX /* msprobe's compare --xlsx workbook */ };
 
 struct consist_table_options {
 	enum consist_output output;
-	const char *output_dir;  /* CSV: msprobe's compare_result[_<rank dir>]_<time>.csv files there */
+	const char *output_dir;  /* msprobe's compare_result[_<rank dir>]_<time>.csv (.xlsx) files there */
 	bool no_stack;           /* never add NPU_Stack_Info */
 	double rtol, atol;       /* our verdict's band on the elements (both 0: bitwise) */
 };

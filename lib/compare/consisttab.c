@@ -14,18 +14,21 @@
 #include "../core/msg.h"
 #include "../core/partial.h"
 #include "../core/strmap.h"
+#include "../core/xlsxw.h"
 #include "../core/xalloc.h"
 #include "../dumps/layout.h"
 #include "../dumps/stack.h"
 #include "../json/jsonw.h"
 #include "../msprobe/mscell.h"
 #include "../msprobe/mscsv.h"
+#include "../msprobe/mstable.h"
 #include "../msprobe/pyfmt.h"
 #include "../msprobe/pyval.h"
 #include "../records/leafrec.h"
 #include "../tensors/tensor.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <math.h>
 #include <time.h>
 #include <unistd.h>
@@ -34,7 +37,8 @@ enum col {
 	C_NPU_NAME, C_BENCH_NAME, C_NPU_DTYPE, C_BENCH_DTYPE, C_NPU_SHAPE, C_BENCH_SHAPE, C_NPU_RG, C_BENCH_RG,
 	C_COSINE, C_EUC, C_MAX_ABS, C_MAX_REL, C_ONE, C_FIVE,
 	C_NPU_MAX, C_NPU_MIN, C_NPU_MEAN, C_NPU_NORM, C_BENCH_MAX, C_BENCH_MIN, C_BENCH_MEAN, C_BENCH_NORM,
-	C_RG_SAME, C_RESULT, C_ERR, C_STACK, C_DATA_NAME, C_NCOLS
+	C_RG_SAME, C_RESULT, C_ERR, C_STACK, C_DATA_NAME,
+	C_MAX_DIFF, C_MIN_DIFF, C_MEAN_DIFF, C_NORM_DIFF, C_MAX_RELERR, C_MIN_RELERR, C_MEAN_RELERR, C_NORM_RELERR, C_NCOLS
 };
 
 static const char *const header[C_NCOLS] = {
@@ -42,7 +46,22 @@ static const char *const header[C_NCOLS] = {
 	"NPU Requires_grad", "Bench Requires_grad", "Cosine", "EucDist", "MaxAbsErr", "MaxRelativeErr",
 	"One Thousandth Err Ratio", "Five Thousandths Err Ratio", "NPU max", "NPU min", "NPU mean", "NPU l2norm",
 	"Bench max", "Bench min", "Bench mean", "Bench l2norm", "Requires_grad Consistent", "Result", "Err_message",
-	"NPU_Stack_Info", "Data_name",
+	"NPU_Stack_Info", "Data_name", "Max diff", "Min diff", "Mean diff", "L2norm diff", "MaxRelativeErr",
+	"MinRelativeErr", "MeanRelativeErr", "NormRelativeErr",
+};
+
+/* msprobe's columns in each mode: tensor (Data_name last) and statistics (the diffs where the metrics are). */
+static const int tensor_cols[] = {
+	C_NPU_NAME, C_BENCH_NAME, C_NPU_DTYPE, C_BENCH_DTYPE, C_NPU_SHAPE, C_BENCH_SHAPE, C_NPU_RG, C_BENCH_RG,
+	C_COSINE, C_EUC, C_MAX_ABS, C_MAX_REL, C_ONE, C_FIVE,
+	C_NPU_MAX, C_NPU_MIN, C_NPU_MEAN, C_NPU_NORM, C_BENCH_MAX, C_BENCH_MIN, C_BENCH_MEAN, C_BENCH_NORM,
+	C_RG_SAME, C_RESULT, C_ERR, C_STACK, C_DATA_NAME,
+};
+static const int stats_cols[] = {
+	C_NPU_NAME, C_BENCH_NAME, C_NPU_DTYPE, C_BENCH_DTYPE, C_NPU_SHAPE, C_BENCH_SHAPE, C_NPU_RG, C_BENCH_RG,
+	C_MAX_DIFF, C_MIN_DIFF, C_MEAN_DIFF, C_NORM_DIFF, C_MAX_RELERR, C_MIN_RELERR, C_MEAN_RELERR, C_NORM_RELERR,
+	C_NPU_MAX, C_NPU_MIN, C_NPU_MEAN, C_NPU_NORM, C_BENCH_MAX, C_BENCH_MIN, C_BENCH_MEAN, C_BENCH_NORM,
+	C_RG_SAME, C_RESULT, C_ERR, C_STACK,
 };
 
 enum level { L_PASS, L_WARNING, L_ERROR };
@@ -83,9 +102,11 @@ struct consist_table {
 	bool backend_known;
 	struct row *rows;
 	size_t nr, alloc;
+	size_t from, to;           /* the rows of the rank being tabled: one table per rank pair */
+	size_t tables;             /* tables written so far */
+	bool statistics;           /* msprobe's statistics mode (no tensors on one side or both) */
 	struct arena arena;
-	struct stack_map *stacks;
-	bool stacks_looked;
+	struct stack_map *stacks;  /* the current rank's stack.json, or NULL */
 	struct consist_table_stats st;
 };
 
@@ -380,8 +401,9 @@ static const char *data_name_cell(struct consist_table *t, const struct row *r)
 static void look_for_stacks(struct consist_table *t)
 {
 	struct strbuf dump = STRBUF_INIT, path = STRBUF_INIT, err = STRBUF_INIT;
-	t->stacks_looked = true;
-	for (size_t i = 0; i < t->nr && !dump.len; i++)
+	stack_map_free(t->stacks);
+	t->stacks = NULL;
+	for (size_t i = t->from; i < t->to && !dump.len; i++)
 		if (t->rows[i].t.n)
 			leafrec_str(&t->rows[i].t.leaf[0], LF_DUMP, &dump);
 	if (dump.len && strcmp(dump.buf, "-") && !t->opts.no_stack) {
@@ -402,7 +424,7 @@ static void stack_cells(struct consist_table *t)
 {
 	struct strmap first = STRMAP_INIT;
 	struct strbuf e = STRBUF_INIT;
-	for (size_t i = 0; i < t->nr; i++)
+	for (size_t i = t->from; i < t->to; i++)
 		for (size_t j = 0; j < t->rows[i].t.n; j++) {
 			const struct leafrec *l = &t->rows[i].t.leaf[j];
 			bool created;
@@ -411,7 +433,7 @@ static void stack_cells(struct consist_table *t)
 			if (created || (uint64_t)l->seq < s->value.u)
 				s->value.u = (uint64_t)l->seq;
 		}
-	for (size_t i = 0; i < t->nr; i++) {
+	for (size_t i = t->from; i < t->to; i++) {
 		struct row *r = &t->rows[i];
 		r->cells[C_STACK] = "N/A";
 		if (!r->t.n || !t->stacks)
@@ -647,7 +669,31 @@ static void metric_cells(struct consist_table *t, struct row *r)
 		r->cells[C_COSINE + k] = r->tm.cell[k];
 }
 
-/* ---- msprobe's checkers (VERL_TENSOR_CHECKERS) -------------------------------------- */
+/* A statistic cell as the value msprobe's calc_summary_diff sees: a float, or a text ("Nan", "None", "a;b"). */
+static void cell_value(const char *cell, bool is_float, struct pyval *v)
+{
+	memset(v, 0, sizeof(*v));
+	if (is_float) {
+		pyval_set_float(v, pyfmt_strtod(cell, NULL));
+		return;
+	}
+	v->kind = PY_STR;
+	v->text = cell;
+	v->len = strlen(cell);
+}
+
+/* Statistics mode: msprobe's "<stat> diff" and "<Stat>RelativeErr" cells of the row. */
+static void diff_cells(struct consist_table *t, struct row *r)
+{
+	for (int k = 0; k < 4; k++) {
+		struct pyval n, b;
+		cell_value(r->cells[C_NPU_MAX + k], r->stat_float[k], &n);
+		cell_value(r->cells[C_BENCH_MAX + k], r->stat_float[4 + k], &b);
+		ms_stat_diff(&n, &b, false, &t->arena, &r->cells[C_MAX_DIFF + k], &r->cells[C_MAX_RELERR + k]);
+	}
+}
+
+/* ---- msprobe's checkers (VERL_TENSOR_CHECKERS; STATISTICS_CHECKERS in statistics mode) ---- */
 
 static void flag(struct row *r, enum level l, const char *msg)
 {
@@ -752,8 +798,63 @@ static const char msg_param[] = "error: The scalar parameters of NPU and Bench a
 static const char msg_dtype[] = "error: The dtype of NPU and Bench are inconsistent.";
 static const char msg_shape[] = "error: The shape of NPU and Bench are inconsistent.";
 static const char msg_cos[] = "warning: The input/parameters of Cosine > 0.9, and input/parameters - output > 0.1";
+static const char msg_relerr[] = "error: The NormRelativeErr of output is greater than 0.5.";
+static const char msg_reqgrad[] = "error: The Required_Grad of NPU and Bench are inconsistent";
+static const char msg_relwarn[] = "warning: The norm relative error of output is 10 times that of input.";
 
-static void check_group(enum consist_backend b, struct row **in, size_t nin, struct row **out, size_t nout)
+/* ApiData.get_min_or_max_value(NormRelativeErr, is_min=False): texts ending in '%' only. */
+static double norm_rel_max(struct row **rows, size_t n)
+{
+	double m = 0.0;
+	for (size_t i = 0; i < n; i++) {
+		const char *v = rows[i]->cells[C_NORM_RELERR];
+		size_t len = strlen(v);
+		if (!strcmp(v, "Nan") || !strcmp(v, "N/A") || !len || v[len - 1] != '%')
+			continue;
+		double x = ms_str2float(v);
+		if (x > m) /* Python max(): a NaN never replaces the current value */
+			m = x;
+	}
+	return m;
+}
+
+/*
+ * The checkers statistics mode adds to the shared ones: RelativeErrChecker,
+ * RequiresGradErrChecker, the plain ShapeErrChecker (shapes as dumped, not
+ * squeezed) and RelativeWarnChecker.  Which one runs where: check_group.
+ */
+static void check_relative_err(struct row **in, size_t nin, struct row **out, size_t nout)
+{
+	if (fabs(norm_rel_max(in, nin)) >= 0.1)
+		return;
+	for (size_t i = 0; i < nout; i++)
+		if (fabs(ms_str2float(out[i]->cells[C_NORM_RELERR])) > 0.5)
+			flag(out[i], L_ERROR, msg_relerr);
+}
+
+static void check_requires_grad(struct row **all, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!unmatched_cell(all[i]->cells[C_BENCH_NAME]) && strcmp(all[i]->cells[C_NPU_RG], all[i]->cells[C_BENCH_RG]))
+			flag(all[i], L_ERROR, msg_reqgrad);
+}
+
+static void check_plain_shape(struct row **all, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!unmatched_cell(all[i]->cells[C_BENCH_NAME]) && strcmp(all[i]->cells[C_NPU_SHAPE], all[i]->cells[C_BENCH_SHAPE]))
+			flag(all[i], L_ERROR, msg_shape);
+}
+
+static void check_relative_warn(struct row **in, size_t nin, struct row **out, size_t nout)
+{
+	double a = fabs(norm_rel_max(in, nin)), b = fabs(norm_rel_max(out, nout));
+	if ((a == 0 && b > 0.1) || (a != 0 && b / a > 10))
+		flag(out[0], L_WARNING, msg_relwarn);
+}
+
+static void check_group(enum consist_backend b, bool statistics, struct row **in, size_t nin, struct row **out,
+			size_t nout)
 {
 	struct strbuf ts = STRBUF_INIT, gs = STRBUF_INIT;
 	struct row **all = xcalloc(nin + nout + 1, sizeof(*all));
@@ -788,9 +889,14 @@ static void check_group(enum consist_backend b, struct row **in, size_t nin, str
 		if (inf_or_nan_text(r->cells[C_NPU_MAX]) || inf_or_nan_text(r->cells[C_NPU_MIN]))
 			flag(r, L_ERROR, msg_infnan);
 	}
-	/* OneThousandthErrChecker */
-	if (!ignore_all && !ignore_input && nout && min_of(in, nin, C_ONE) > 0.9 && min_of(out, nout, C_ONE) < 0.1)
-		flag(out[0], L_ERROR, msg_one);
+	if (statistics) {
+		if (!ignore_all && !ignore_input)
+			check_relative_err(in, nin, out, nout);
+		check_requires_grad(all, n);
+	} else if (!ignore_all && !ignore_input && nout && min_of(in, nin, C_ONE) > 0.9 &&
+		   min_of(out, nout, C_ONE) < 0.1) {
+		flag(out[0], L_ERROR, msg_one); /* OneThousandthErrChecker */
+	}
 	/* ParametersErrChecker */
 	for (size_t i = 0; !ignore_all && !ignore_input && i < nin; i++) {
 		struct row *r = in[i];
@@ -808,6 +914,13 @@ static void check_group(enum consist_backend b, struct row **in, size_t nin, str
 			continue;
 		if (strcmp(r->cells[C_NPU_DTYPE], r->cells[C_BENCH_DTYPE]))
 			flag(r, L_ERROR, msg_dtype);
+	}
+	if (statistics) {
+		check_plain_shape(all, n);
+		if (!ignore_all && !ignore_input && nout)
+			check_relative_warn(in, nin, out, nout);
+		free(all);
+		return; /* ts and gs are not used in this mode */
 	}
 	/* VerlShapeErrChecker */
 	for (size_t i = 0; i < n; i++) {
@@ -861,7 +974,7 @@ static void judge_groups(struct consist_table *t)
 	size_t ngroups = 0, galloc = 0;
 	bool created;
 
-	for (size_t i = 0; i < t->nr; i++) {
+	for (size_t i = t->from; i < t->to; i++) {
 		struct row *r = &t->rows[i];
 		if (!r->t.n || !r->g.n)
 			continue;
@@ -870,7 +983,7 @@ static void judge_groups(struct consist_table *t)
 		struct strmap_slot *s = strmap_put(&borrowed, ge.buf, ge.len, &created);
 		s->value.p = (void *)text(t, &te);
 	}
-	for (size_t i = 0; i < t->nr; i++) {
+	for (size_t i = t->from; i < t->to; i++) {
 		struct row *r = &t->rows[i];
 		if (r->t.n) {
 			entry_text(&r->t, &te);
@@ -898,11 +1011,11 @@ static void judge_groups(struct consist_table *t)
 		}
 	}
 	for (size_t k = 0; k < ngroups; k++) {
-		check_group(t->backend, gv[k].in, gv[k].nin, gv[k].out, gv[k].nout);
+		check_group(t->backend, t->statistics, gv[k].in, gv[k].nin, gv[k].out, gv[k].nout);
 		free(gv[k].in);
 		free(gv[k].out);
 	}
-	for (size_t i = 0; i < t->nr; i++) {
+	for (size_t i = t->from; i < t->to; i++) {
 		struct row *r = &t->rows[i];
 		struct strbuf sb = STRBUF_INIT;
 		r->cells[C_RESULT] = level_name[r->result];
@@ -952,7 +1065,7 @@ static void residual_entries(struct consist_table *t, struct strmap *out)
 {
 	struct strbuf e = STRBUF_INIT;
 	bool created;
-	for (size_t i = 0; i < t->nr; i++)
+	for (size_t i = t->from; i < t->to; i++)
 		for (size_t j = 0; j < t->rows[i].g.n; j++) {
 			const struct msleaf *m = &t->rows[i].g.ms[j];
 			if (!ends_with(m->name, ".input.1"))
@@ -1013,6 +1126,124 @@ static const char *structural_reason(struct consist_table *t, const struct row *
 	return why;
 }
 
+/*
+ * The statistics of a joined side as one tensor: the first leaf for an
+ * input (msprobe compares the first of q, k and v's shared input), else the
+ * concatenation of the parts (max of the maxima, min of the minima, the mean
+ * weighted by element counts, the norm from the squared norms).  False when
+ * a part has no numeric statistics or no shape.
+ */
+struct joined_stats {
+	double v[4];       /* max, min, mean, norm */
+	double mean_scale; /* the mean of the parts' |mean|: what a mean's rounding is relative to */
+	bool exact;        /* one tensor's own statistics (not derived) */
+};
+
+static bool leaf_numel(const struct msleaf *m, double *out)
+{
+	const char *p = m->shape;
+	double n = 1;
+	if (*p++ != '[')
+		return false;
+	while (*p && *p != ']') {
+		char *end;
+		long d = strtol(p, &end, 10);
+		if (end == p || d < 0)
+			return false;
+		n *= (double)d;
+		p = end;
+		while (*p == ',' || *p == ' ')
+			p++;
+	}
+	*out = n;
+	return *p == ']';
+}
+
+static bool part_stat(const struct msleaf *m, int k, double *out)
+{
+	const struct pyval *v = m->stat[k];
+	if (!v || (v->kind != PY_INT && v->kind != PY_FLOAT))
+		return false;
+	*out = pyval_float(v);
+	return true;
+}
+
+static bool joined_stats(const struct side *s, bool first_only, struct joined_stats *js)
+{
+	double numel = 0, sum = 0, scale = 0, sumsq = 0;
+	size_t n = first_only ? 1 : s->n;
+	js->exact = n == 1;
+	for (size_t i = 0; i < n; i++) {
+		double x[4], cnt;
+		for (int k = 0; k < 4; k++)
+			if (!part_stat(&s->ms[i], k, &x[k]))
+				return false;
+		if (!leaf_numel(&s->ms[i], &cnt))
+			return false;
+		if (!i || x[0] > js->v[0])
+			js->v[0] = x[0];
+		if (!i || x[1] < js->v[1])
+			js->v[1] = x[1];
+		numel += cnt;
+		sum += x[2] * cnt;
+		scale += fabs(x[2]) * cnt;
+		sumsq += x[3] * x[3];
+		if (js->exact)
+			js->v[2] = x[2], js->v[3] = x[3];
+	}
+	if (!js->exact) {
+		js->v[2] = numel ? sum / numel : 0;
+		js->v[3] = sqrt(sumsq);
+	}
+	js->mean_scale = numel ? scale / numel : 0;
+	return true;
+}
+
+/* How far a statistic may move by its dtype's rounding: a few units in its last place. */
+static double rounding_of(const char *dtype)
+{
+	if (strstr(dtype, "bfloat16"))
+		return 0x1p-7;
+	if (strstr(dtype, "float16"))
+		return 0x1p-10;
+	return 0x1p-20;
+}
+
+/*
+ * Statistics mode, a joined row (q, k and v against qkv_proj): the sides'
+ * statistics as of one tensor each.  Max and min are exact; a derived mean or
+ * norm is the parts' rounded statistics recombined, so it is held to the
+ * rounding of the dtype, and the reason says so.
+ */
+static void judge_joined_stats(struct row *r)
+{
+	const char *name = r->g.ms[0].name;
+	bool first_only = strstr(name, ".input.") || strstr(name, ".kwargs.");
+	struct joined_stats a, b;
+	static const char *const what[] = { "max", "min", "mean", "norm" };
+	if (!joined_stats(&r->t, first_only, &a) || !joined_stats(&r->g, first_only, &b)) {
+		r->our = OUR_UNREADABLE;
+		strbuf_addstr(&r->reason, "a joined leaf has no numeric statistics or shape: nothing to compare");
+		return;
+	}
+	double eps = rounding_of(r->t.ms[0].dtype);
+	for (int k = 0; k < 4; k++) {
+		double tol = k < 2 || (a.exact && b.exact) ? 0
+			     : k == 2 ? eps * (a.mean_scale + b.mean_scale)
+				      : eps * (fabs(a.v[3]) + fabs(b.v[3]));
+		if (!(fabs(a.v[k] - b.v[k]) <= tol)) {
+			r->our = OUR_DIFF;
+			strbuf_addf(&r->reason, "%s of the joined leaves: training %.17g, inference %.17g", what[k], a.v[k],
+				    b.v[k]);
+			return;
+		}
+	}
+	r->our = OUR_SAME;
+	if (!a.exact || !b.exact)
+		strbuf_addstr(&r->reason, "the joined leaves' statistics recombined: max and min equal, mean and norm "
+					  "within the rounding of the dtype");
+}
+
 static void judge_ours(struct consist_table *t, struct row *r, const struct strmap *fused)
 {
 	const char *why;
@@ -1057,6 +1288,10 @@ static void judge_ours(struct consist_table *t, struct row *r, const struct strm
 		return;
 	}
 	/* no tensor files: the values the dump holds */
+	if (r->t.n > 1 || r->g.n > 1) {
+		judge_joined_stats(r);
+		return;
+	}
 	for (int k = 0; k < 4; k++)
 		if (strcmp(r->cells[C_NPU_MAX + k], r->cells[C_BENCH_MAX + k])) {
 			r->our = OUR_DIFF;
@@ -1085,7 +1320,10 @@ static int fill_row(struct consist_table *t, struct row *r, bool xlsx, struct st
 	stat_cells(t, &r->g, &r->cells[C_BENCH_MAX], &r->stat_float[4]);
 	r->cells[C_RG_SAME] = strcmp(r->cells[C_NPU_RG], r->cells[C_BENCH_RG]) ? "False" : "True";
 	r->cells[C_DATA_NAME] = data_name_cell(t, r);
-	metric_cells(t, r);
+	if (t->statistics)
+		diff_cells(t, r);
+	else
+		metric_cells(t, r);
 	return 0;
 }
 
@@ -1102,7 +1340,18 @@ static void count(struct consist_table *t, const struct row *r)
 	t->st.golden_only += r->our == OUR_GOLDEN_ONLY;
 }
 
-static void csv_cell(struct strbuf *out, const struct row *r, int c, struct strbuf *scratch)
+/* The columns of the current table, NPU_Stack_Info only when a stack.json was found. */
+static size_t table_cols(const struct consist_table *t, int *cols)
+{
+	const int *all = t->statistics ? stats_cols : tensor_cols;
+	size_t n = t->statistics ? ARRAY_SIZE(stats_cols) : ARRAY_SIZE(tensor_cols), k = 0;
+	for (size_t i = 0; i < n; i++)
+		if (all[i] != C_STACK || t->stacks)
+			cols[k++] = all[i];
+	return k;
+}
+
+static void csv_cell(struct strbuf *out, const struct row *r, int c, bool first, struct strbuf *scratch)
 {
 	const char *cell = r->cells[c];
 	if (c >= C_NPU_MAX && c <= C_BENCH_NORM && r->stat_float[c - C_NPU_MAX] && isinf(pyfmt_strtod(cell, NULL))) {
@@ -1110,20 +1359,20 @@ static void csv_cell(struct strbuf *out, const struct row *r, int c, struct strb
 		strbuf_addf(scratch, " %s", cell); /* msprobe: " inf", so that a spreadsheet reads it */
 		cell = scratch->buf;
 	}
-	mscsv_add_cell(out, cell, c == 0);
+	mscsv_add_cell(out, cell, first);
 }
 
-static void emit_csv(struct consist_table *t, struct strbuf *out, bool stack)
+static void emit_csv(struct consist_table *t, struct strbuf *out)
 {
 	struct strbuf sb = STRBUF_INIT;
-	for (int c = 0; c < C_NCOLS; c++)
-		if (stack || c != C_STACK)
-			mscsv_add_cell(out, header[c], c == 0);
+	int cols[C_NCOLS];
+	size_t n = table_cols(t, cols);
+	for (size_t c = 0; c < n; c++)
+		mscsv_add_cell(out, header[cols[c]], c == 0);
 	strbuf_addch(out, '\n');
-	for (size_t i = 0; i < t->nr; i++) {
-		for (int c = 0; c < C_NCOLS; c++)
-			if (stack || c != C_STACK)
-				csv_cell(out, &t->rows[i], c, &sb);
+	for (size_t i = t->from; i < t->to; i++) {
+		for (size_t c = 0; c < n; c++)
+			csv_cell(out, &t->rows[i], cols[c], c == 0, &sb);
 		strbuf_addch(out, '\n');
 	}
 	strbuf_release(&sb);
@@ -1131,23 +1380,25 @@ static void emit_csv(struct consist_table *t, struct strbuf *out, bool stack)
 
 static void emit_ndjson(struct consist_table *t, struct strbuf *out)
 {
-	for (size_t i = 0; i < t->nr; i++) {
+	int cols[C_NCOLS];
+	size_t n = table_cols(t, cols);
+	for (size_t i = t->from; i < t->to; i++) {
 		const struct row *r = &t->rows[i];
 		size_t end = r->len;
 		while (end && r->line[end - 1] != '}')
 			end--;
 		strbuf_add(out, r->line, end ? end - 1 : 0);
-		strbuf_addstr(out, ",\"msprobe\":{\"mode\":\"tensor\",\"result\":");
+		strbuf_addf(out, ",\"msprobe\":{\"mode\":\"%s\",\"result\":", t->statistics ? "statistics" : "tensor");
 		jsonw_str(out, r->cells[C_RESULT]);
 		strbuf_addstr(out, ",\"err_message\":");
 		strbuf_addstr(out, r->cells[C_ERR]);
-		for (int c = 0; c < C_NCOLS; c++) {
-			if (c == C_RESULT || c == C_ERR || (c == C_STACK && !t->stacks))
+		for (size_t c = 0; c < n; c++) {
+			if (cols[c] == C_RESULT || cols[c] == C_ERR)
 				continue;
 			strbuf_addch(out, ',');
-			jsonw_str(out, header[c]);
+			jsonw_str(out, header[cols[c]]);
 			strbuf_addch(out, ':');
-			jsonw_str(out, r->cells[c]);
+			jsonw_str(out, r->cells[cols[c]]);
 		}
 		strbuf_addstr(out, "},\"verdict\":");
 		jsonw_str(out, our_name[r->our]);
@@ -1160,28 +1411,131 @@ static void emit_ndjson(struct consist_table *t, struct strbuf *out)
 /* msprobe refuses to write a cell its formula guard flags: so does this table, with msprobe's message. */
 static int refused(const struct consist_table *t, struct strbuf *err)
 {
-	for (size_t i = 0; i < t->nr; i++)
-		for (int c = 0; c < C_NCOLS; c++)
-			if (c != C_ERR && c != C_STACK && mscsv_refused(t->rows[i].cells[c])) {
+	int cols[C_NCOLS];
+	size_t n = table_cols(t, cols);
+	const char *kind = t->opts.output == CONSIST_XLSX ? "excel" : "csv";
+	for (size_t i = t->from; i < t->to; i++)
+		for (size_t c = 0; c < n; c++) {
+			const char *cell = t->rows[i].cells[cols[c]];
+			if (cols[c] != C_ERR && cols[c] != C_STACK && mscsv_refused(cell)) {
 				strbuf_addf(err, "msprobe would write no table: its formula guard refuses the cell %s of "
-						 "row %zu (\"Malicious value [%s] not allowed to be written into the csv\")",
-					    header[c], i + 1, t->rows[i].cells[c]);
+						 "row %zu (\"Malicious value [%s] not allowed to be written into the %s\")",
+					    header[cols[c]], i - t->from + 1, cell, kind);
 				return -1;
 			}
+		}
 	return 0;
 }
+
+/* ---- the workbook (--xlsx) -------------------------------------------------------------- */
+
+/*
+ * A cell as msprobe's workbook holds it: a statistic that is a float is a
+ * number (an infinity the text "inf"), a tensor metric that is a float's repr
+ * a number, Requires_grad Consistent a boolean, everything else text (the
+ * requires_grad cells and the diffs are texts in msprobe's frame, as in its
+ * ordinary table).
+ */
+static struct xlsxw_cell xlsx_cell(const struct row *r, int c)
+{
+	struct xlsxw_cell x = { .type = XLSXW_TEXT, .text = r->cells[c] };
+	double num = 0;
+	if (c >= C_NPU_MAX && c <= C_BENCH_NORM && r->stat_float[c - C_NPU_MAX]) {
+		num = pyfmt_strtod(r->cells[c], NULL);
+		if (isfinite(num))
+			x = (struct xlsxw_cell){ .type = XLSXW_NUMBER, .num = num };
+	} else if (c >= C_COSINE && c <= C_FIVE) {
+		enum ms_cell_type k = ms_metric_cell_type(r->cells[c], &num);
+		if (k == MS_CELL_NUMBER)
+			x = (struct xlsxw_cell){ .type = XLSXW_NUMBER, .num = num };
+		else if (k == MS_CELL_EMPTY)
+			x = (struct xlsxw_cell){ .type = XLSXW_EMPTY };
+	} else if (c == C_RG_SAME) {
+		x.type = strcmp(r->cells[c], "True") ? XLSXW_FALSE : XLSXW_TRUE;
+	}
+	return x;
+}
+
+/* The table as msprobe's save_excel writes it, to a workbook at path. */
+static int write_book(struct consist_table *t, const char *path, const char *tmpdir, struct strbuf *err)
+{
+	struct xlsxw_options xo = { .tmpdir = tmpdir };
+	struct xlsxw_cell cells[C_NCOLS];
+	const char *names[C_NCOLS];
+	int cols[C_NCOLS];
+	size_t n = table_cols(t, cols);
+	struct xlsxw *w = xlsxw_new(path, &xo, err);
+	int ret;
+	if (!w)
+		return -1;
+	for (size_t c = 0; c < n; c++)
+		names[c] = header[cols[c]];
+	ret = xlsxw_begin(w, NULL, names, n, err);
+	for (size_t i = t->from; !ret && i < t->to; i++) {
+		for (size_t c = 0; c < n; c++)
+			cells[c] = xlsx_cell(&t->rows[i], cols[c]);
+		ret = xlsxw_row(w, cells, n, XLSXW_ROW_PLAIN, err);
+	}
+	if (!ret)
+		ret = xlsxw_close(w, err);
+	if (!ret && xlsxw_cut_cells(w))
+		warning("%llu cells were longer than a workbook takes and were cut to %d characters",
+			(unsigned long long)xlsxw_cut_cells(w), XLSXW_MAX_TEXT);
+	xlsxw_free(w);
+	return ret;
+}
+
+/* The bytes of a file appended to out: 0, or -1 with errno. */
+static int append_file(struct strbuf *out, const char *path)
+{
+	char buf[1 << 16];
+	size_t got;
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return -1;
+	while ((got = fread(buf, 1, sizeof(buf), f)) > 0)
+		strbuf_add(out, buf, got);
+	int bad = ferror(f);
+	fclose(f);
+	return bad ? (errno = EIO, -1) : 0;
+}
+
+/* Without -o: the workbook is made in $TMPDIR and appended to out. */
+static int book_to_out(struct consist_table *t, struct strbuf *out, struct strbuf *err)
+{
+	const char *tmp = getenv("TMPDIR");
+	struct strbuf path = STRBUF_INIT;
+	int ret;
+	strbuf_addf(&path, "%s/probe-metric-XXXXXX.xlsx", tmp && *tmp ? tmp : "/tmp");
+	int fd = mkstemps(path.buf, 5);
+	if (fd < 0) {
+		ret = msg_fail(err, path.buf, "cannot make a temporary workbook: %s", strerror(errno));
+		strbuf_release(&path);
+		return ret;
+	}
+	close(fd);
+	ret = write_book(t, path.buf, NULL, err);
+	if (!ret && append_file(out, path.buf) < 0)
+		ret = msg_fail(err, path.buf, "cannot read the workbook back: %s", strerror(errno));
+	unlink(path.buf);
+	strbuf_release(&path);
+	return ret;
+}
+
+/* ---- the files ------------------------------------------------------------------------ */
 
 /* The rank folder of the training dump, for msprobe's file name. */
 static void rank_dir(const struct consist_table *t, struct strbuf *out)
 {
 	struct strbuf dump = STRBUF_INIT;
-	for (size_t i = 0; i < t->nr && !dump.len; i++)
+	for (size_t i = t->from; i < t->to && !dump.len; i++)
 		if (t->rows[i].t.n)
 			leafrec_str(&t->rows[i].t.leaf[0], LF_DUMP, &dump);
 	layout_rank_dir(dump.len ? dump.buf : "", out);
 	strbuf_release(&dump);
 }
 
+/* msprobe's compare_result[_<rank dir>]_<time>.<csv|xlsx> in the output directory, as one commit. */
 static int write_file(struct consist_table *t, const struct strbuf *csv, struct strbuf *err)
 {
 	struct strbuf path = STRBUF_INIT, dir = STRBUF_INIT;
@@ -1189,34 +1543,113 @@ static int write_file(struct consist_table *t, const struct strbuf *csv, struct 
 	time_t now = time(NULL);
 	struct tm tm;
 	int ret;
+	bool xlsx = t->opts.output == CONSIST_XLSX;
 	localtime_r(&now, &tm);
 	strftime(stamp, sizeof(stamp), "%Y%m%d%H%M%S", &tm);
 	rank_dir(t, &dir);
-	strbuf_addf(&path, "%s/compare_result%s%s_%s.csv", t->opts.output_dir, dir.len ? "_" : "", dir.len ? dir.buf : "",
-		    stamp);
-	ret = partial_write_file(path.buf, csv->buf, csv->len, err);
+	strbuf_addf(&path, "%s/compare_result%s%s_%s.%s", t->opts.output_dir, dir.len ? "_" : "", dir.len ? dir.buf : "",
+		    stamp, xlsx ? "xlsx" : "csv");
+	if (!xlsx) {
+		ret = partial_write_file(path.buf, csv->buf, csv->len, err);
+	} else {
+		struct partial *part;
+		int fd = partial_create(path.buf, &part, err);
+		ret = fd < 0 ? -1 : 0;
+		if (!ret) {
+			close(fd);
+			ret = write_book(t, partial_tmp_name(part), t->opts.output_dir, err);
+			ret = ret ? (partial_drop(part), -1) : partial_commit(part, err);
+		}
+	}
 	strbuf_release(&path);
 	strbuf_release(&dir);
 	return ret;
 }
 
-int consist_table_finish(struct consist_table *t, struct strbuf *out, struct strbuf *err)
+/* ---- the tables ------------------------------------------------------------------------- */
+
+/* The end of the rows of the rank pair that starts at from: consist_match writes a pair's rows together. */
+static size_t rank_end(const struct consist_table *t, size_t from)
+{
+	struct strbuf td = STRBUF_INIT, gd = STRBUF_INIT, d = STRBUF_INIT;
+	size_t i;
+	for (i = from; i < t->nr; i++) {
+		const struct row *r = &t->rows[i];
+		bool other = false;
+		if (r->t.n) {
+			leafrec_str(&r->t.leaf[0], LF_DUMP, &d);
+			other |= td.len && strcmp(td.buf, d.buf);
+			if (!td.len)
+				strbuf_addbuf(&td, &d);
+		}
+		if (r->g.n) {
+			leafrec_str(&r->g.leaf[0], LF_DUMP, &d);
+			other |= gd.len && strcmp(gd.buf, d.buf);
+			if (!gd.len)
+				strbuf_addbuf(&gd, &d);
+		}
+		if (other)
+			break;
+	}
+	strbuf_release(&td);
+	strbuf_release(&gd);
+	strbuf_release(&d);
+	return i;
+}
+
+/* The dump task of a side's leaves: "tensor", "statistics", "md5", or "" (records that do not say). */
+static void side_task(const struct consist_table *t, bool training, struct strbuf *out)
+{
+	strbuf_reset(out);
+	for (size_t i = t->from; i < t->to && !out->len; i++) {
+		const struct side *s = training ? &t->rows[i].t : &t->rows[i].g;
+		if (s->n)
+			leafrec_str(&s->leaf[0], LF_TASK, out);
+	}
+}
+
+/*
+ * msprobe's mode: tensor when both dumps are, statistics when both are; an
+ * md5 dump has no table here, and two tasks give msprobe's refusal (our
+ * verdict, which reads the statistics, is still given).
+ */
+static int table_mode(struct consist_table *t, struct strbuf *err)
+{
+	struct strbuf a = STRBUF_INIT, b = STRBUF_INIT;
+	int ret = 0;
+	side_task(t, true, &a);
+	side_task(t, false, &b);
+	if (!strcmp(a.buf, "md5") || !strcmp(b.buf, "md5")) {
+		strbuf_addstr(err, "a consistency compare reads statistics or tensor dumps, not md5 ones");
+		ret = -1;
+	} else if (strcmp(a.buf, b.buf) && t->opts.output != CONSIST_NDJSON) {
+		strbuf_addf(err, "the training dump's task is %s, the inference dump's %s: msprobe writes no table "
+				 "(\"Please check the dump task is consistent.\"); without --csv/--xlsx our verdict compares "
+				 "their statistics", a.len ? a.buf : "unknown", b.len ? b.buf : "unknown");
+		ret = -1;
+	}
+	t->statistics = strcmp(a.buf, "tensor") || strcmp(b.buf, "tensor");
+	strbuf_release(&a);
+	strbuf_release(&b);
+	return ret;
+}
+
+/* One rank pair's table: msprobe's cells and checkers, our verdict, and the output. */
+static int finish_rank(struct consist_table *t, struct strbuf *out, struct strbuf *err)
 {
 	struct strmap fused = STRMAP_INIT;
-	int ret = 0;
-	if (!t->nr) {
-		strbuf_addstr(err, "no pairs: nothing was compared");
+	int ret = table_mode(t, err);
+	if (ret)
 		return -1;
-	}
 	look_for_stacks(t);
-	for (size_t i = 0; i < t->nr && !ret; i++)
-		ret = fill_row(t, &t->rows[i], false, err);
+	for (size_t i = t->from; i < t->to && !ret; i++)
+		ret = fill_row(t, &t->rows[i], t->opts.output == CONSIST_XLSX, err);
 	if (ret)
 		return -1;
 	stack_cells(t);
 	judge_groups(t);
 	residual_entries(t, &fused);
-	for (size_t i = 0; i < t->nr; i++) {
+	for (size_t i = t->from; i < t->to; i++) {
 		judge_ours(t, &t->rows[i], &fused);
 		count(t, &t->rows[i]);
 	}
@@ -1227,15 +1660,34 @@ int consist_table_finish(struct consist_table *t, struct strbuf *out, struct str
 	}
 	if (refused(t, err) < 0)
 		return -1;
-	if (!t->opts.output_dir) {
-		emit_csv(t, out, t->stacks != NULL);
-		return 0;
-	}
+	if (!t->opts.output_dir)
+		return t->opts.output == CONSIST_XLSX ? book_to_out(t, out, err) : (emit_csv(t, out), 0);
 	struct strbuf csv = STRBUF_INIT;
-	emit_csv(t, &csv, t->stacks != NULL);
+	if (t->opts.output == CONSIST_CSV)
+		emit_csv(t, &csv);
 	ret = write_file(t, &csv, err);
 	strbuf_release(&csv);
 	return ret;
+}
+
+int consist_table_finish(struct consist_table *t, struct strbuf *out, struct strbuf *err)
+{
+	if (!t->nr) {
+		strbuf_addstr(err, "no pairs: nothing was compared");
+		return -1;
+	}
+	for (t->from = 0; t->from < t->nr; t->from = t->to) {
+		t->to = rank_end(t, t->from);
+		if (t->tables && t->opts.output != CONSIST_NDJSON && !t->opts.output_dir) {
+			strbuf_addstr(err, "the pairs hold more than one rank: msprobe writes a table per rank, give -o DIR "
+					   "for its files");
+			return -1;
+		}
+		if (finish_rank(t, out, err) < 0)
+			return -1;
+		t->tables++;
+	}
+	return 0;
 }
 
 void consist_table_stats(const struct consist_table *t, struct consist_table_stats *out)

@@ -1761,7 +1761,7 @@ static int whole_message(const struct metric_stream *m, struct strbuf *err)
 static void start_consistency(struct metric_stream *m)
 {
 	struct consist_table_options co = {
-		.output = m->opts.output == METRIC_CSV ? CONSIST_CSV : CONSIST_NDJSON,
+		.output = m->opts.output != METRIC_CSV ? CONSIST_NDJSON : m->opts.xlsx ? CONSIST_XLSX : CONSIST_CSV,
 		.output_dir = m->opts.output_dir,
 		.no_stack = m->opts.no_stack,
 		.rtol = m->opts.band.rtol,
@@ -1784,8 +1784,9 @@ static int metric_add(struct metric_stream *m, const char *line, size_t len, str
 	if (!m->first_seen) {
 		m->first_seen = true;
 		if (consist_pair_line(line, len)) {
-			if (m->opts.xlsx) {
-				strbuf_addstr(err, "--xlsx is not there yet for a consistency compare: use --csv");
+			if (m->opts.xlsx_reader) {
+				strbuf_addstr(err, "--xlsx-reader is not there for a consistency compare: use --xlsx (msprobe's "
+						   "workbook) or the records (our verdict)");
 				return PROBE_ERR;
 			}
 			start_consistency(m);

@@ -239,7 +239,7 @@ static enum ms_cell_type stat_type(const struct pyval *v, double *num)
 }
 
 /* A tensor metric: msprobe's float (its repr is the cell) or one of its words ("N/A", "Nan", "unsupported"). */
-static enum ms_cell_type metric_type(const char *cell, double *num)
+enum ms_cell_type ms_metric_cell_type(const char *cell, double *num)
 {
 	size_t n = strlen(cell);
 	if (!n || !pyfmt_float_accepts(cell, n) || cell[0] == ' ' || cell[n - 1] == ' ')
@@ -261,7 +261,7 @@ enum ms_cell_type ms_cell_type(const struct ms_table *t, const struct ms_row *r,
 	if (t->mode == MS_MODE_MD5)
 		return col == 10 ? (!strcmp(r->cells[col], "True") ? MS_CELL_TRUE : MS_CELL_FALSE) : MS_CELL_TEXT;
 	if (t->mode == MS_MODE_TENSOR && col >= 8 && col < 14)
-		return metric_type(r->cells[col], num);
+		return ms_metric_cell_type(r->cells[col], num);
 	if ((int)col >= s && (int)col < s + 8) {
 		struct pyval tmp;
 		return stat_type(typed_stat(t, r, (int)col - s, &tmp), num);
@@ -445,11 +445,9 @@ static const char *rule(enum vclass a, enum vclass b)
 	return "N/A";
 }
 
-static void stat_diff(const struct ms_table *t, const struct ms_row *r, int i, struct arena *a, const char **diff,
-		      const char **rel)
+void ms_stat_diff(const struct pyval *nv, const struct pyval *bv, bool integral, struct arena *a, const char **diff,
+		  const char **rel)
 {
-	struct pyval tn, tb;
-	const struct pyval *nv = typed_stat(t, r, i, &tn), *bv = typed_stat(t, r, 4 + i, &tb);
 	struct strbuf *ns = &scratch[0], *bs = &scratch[1], *out = &scratch[2];
 	double x = 0, y = 0;
 	enum vclass nc, bc;
@@ -471,7 +469,7 @@ static void stat_diff(const struct ms_table *t, const struct ms_row *r, int i, s
 		*diff = *rel = fixed;
 		return;
 	}
-	if (!t->col[i].nonintstr && !t->col[4 + i].nonintstr) {
+	if (integral) {
 		/* both columns integral: pandas subtracts int64s */
 		long long d = (long long)strtoll(ns->buf, NULL, 10) - (long long)strtoll(bs->buf, NULL, 10);
 		strbuf_addf(out, "%lld", d);
@@ -491,6 +489,14 @@ static void stat_diff(const struct ms_table *t, const struct ms_row *r, int i, s
 		strbuf_addch(out, '%');
 		*rel = arena_text(a, out);
 	}
+}
+
+static void stat_diff(const struct ms_table *t, const struct ms_row *r, int i, struct arena *a, const char **diff,
+		      const char **rel)
+{
+	struct pyval tn, tb;
+	const struct pyval *nv = typed_stat(t, r, i, &tn), *bv = typed_stat(t, r, 4 + i, &tb);
+	ms_stat_diff(nv, bv, !t->col[i].nonintstr && !t->col[4 + i].nonintstr, a, diff, rel);
 }
 
 /* ---- checkers (section 7) ------------------------------------------------- */
@@ -561,8 +567,7 @@ static bool inf_or_nan(const struct pyval *v)
 	return false;
 }
 
-/* utils.str2float: "12.5%" -> 0.125; anything float() rejects -> 0. */
-static double str2float(const char *s)
+double ms_str2float(const char *s)
 {
 	size_t n = strlen(s);
 	char buf[128], *end;
@@ -600,7 +605,7 @@ static double norm_rel_max(struct ms_row **rows, size_t n, bool inputs)
 		len = strlen(v);
 		if (!strcmp(v, "Nan") || !strcmp(v, "N/A") || !len || v[len - 1] != '%')
 			continue; /* texts: "0", "inf", "Diff" are skipped like None */
-		double x = str2float(v);
+		double x = ms_str2float(v);
 		if (x > m) /* Python max(): a NaN never replaces the current value */
 			m = x;
 	}
@@ -636,7 +641,7 @@ static void check_relative_err(struct ms_row **rows, size_t n, enum ignore ig)
 	if (ig != NO_IGNORE || fabs(norm_rel_max(rows, n, true)) >= 0.1)
 		return;
 	for (size_t i = 0; i < n; i++)
-		if (is_output_row(rows[i]) && fabs(str2float(rows[i]->cells[15])) > 0.5)
+		if (is_output_row(rows[i]) && fabs(ms_str2float(rows[i]->cells[15])) > 0.5)
 			raise_row(rows[i], MS_ERROR, MSG_RELERR);
 }
 

@@ -96,6 +96,24 @@ bool ms_row_final(const struct ms_table *t, const struct ms_row *row);
 enum ms_cell_type { MS_CELL_TEXT, MS_CELL_NUMBER, MS_CELL_TRUE, MS_CELL_FALSE, MS_CELL_EMPTY };
 enum ms_cell_type ms_cell_type(const struct ms_table *t, const struct ms_row *r, size_t col, double *num);
 
+/*
+ * msprobe's calc_summary_diff of one statistic: the "<stat> diff" and
+ * "<Stat>RelativeErr" cells of an NPU value against a Bench value (equal
+ * str(): "0"; non-numbers by its rules table: "N/A", "Nan", "inf",
+ * "Diff"; numbers: the difference and |diff / bench| * 100 with '%', "inf"
+ * against a zero).  integral: both columns parse as integers (pandas then
+ * subtracts int64s).  The texts live in a; the calling thread's scratch is
+ * used (ms_release_thread).
+ */
+void ms_stat_diff(const struct pyval *npu, const struct pyval *bench, bool integral, struct arena *a,
+		  const char **diff, const char **rel);
+
+/* The workbook type of a tensor metric cell (a float's repr: a number; a NaN: empty; words: text). */
+enum ms_cell_type ms_metric_cell_type(const char *cell, double *num);
+
+/* msprobe's utils.str2float: "12.5%" -> 0.125, "inf" -> inf, anything float() rejects -> 0. */
+double ms_str2float(const char *s);
+
 /* Cells, Result and Err_message of the rows of one dump entry (all final). */
 void ms_judge_group(const struct ms_table *t, struct ms_row **rows, size_t n, struct arena *a);
 
