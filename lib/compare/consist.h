@@ -107,6 +107,7 @@ struct consist_table_options {
 	const char *output_dir;  /* msprobe's compare_result[_<rank dir>]_<time>.csv (.xlsx) files there */
 	bool no_stack;           /* never add NPU_Stack_Info */
 	double rtol, atol;       /* our verdict's band on the elements (both 0: bitwise) */
+	int force_mode;          /* 0: msprobe's mode from the dumps' tasks; 1: statistics, 2: tensor (--mode) */
 };
 
 struct consist_table;

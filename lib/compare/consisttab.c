@@ -1268,7 +1268,7 @@ static void judge_ours(struct consist_table *t, struct row *r, const struct strm
 		strbuf_addf(&r->reason, "dtype: training %s, inference %s", r->cells[C_NPU_DTYPE], r->cells[C_BENCH_DTYPE]);
 		return;
 	}
-	if (has_file(&r->t) && has_file(&r->g)) {
+	if (!t->statistics && has_file(&r->t) && has_file(&r->g)) {
 		if (!r->tm_done) {
 			r->our = OUR_UNREADABLE;
 			strbuf_addstr(&r->reason, r->problem ? r->problem : "the tensors could not be read");
@@ -1619,7 +1619,10 @@ static int table_mode(struct consist_table *t, struct strbuf *err)
 	int ret = 0;
 	side_task(t, true, &a);
 	side_task(t, false, &b);
-	if (!strcmp(a.buf, "md5") || !strcmp(b.buf, "md5")) {
+	if (t->opts.force_mode) {
+		t->statistics = t->opts.force_mode == 1;
+		ret = 0;
+	} else if (!strcmp(a.buf, "md5") || !strcmp(b.buf, "md5")) {
 		strbuf_addstr(err, "a consistency compare reads statistics or tensor dumps, not md5 ones");
 		ret = -1;
 	} else if (strcmp(a.buf, b.buf) && t->opts.output != CONSIST_NDJSON) {
@@ -1628,7 +1631,8 @@ static int table_mode(struct consist_table *t, struct strbuf *err)
 				 "their statistics", a.len ? a.buf : "unknown", b.len ? b.buf : "unknown");
 		ret = -1;
 	}
-	t->statistics = strcmp(a.buf, "tensor") || strcmp(b.buf, "tensor");
+	if (!t->opts.force_mode)
+		t->statistics = strcmp(a.buf, "tensor") || strcmp(b.buf, "tensor");
 	strbuf_release(&a);
 	strbuf_release(&b);
 	return ret;

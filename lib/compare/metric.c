@@ -75,6 +75,8 @@ struct batch {
 };
 
 /* The pairs of one dump entry (or one golden-only leaf), and their memory. */
+#define MSPROBE_CSV_ROWS 1000000 /* msprobe splits its CSV files after this many rows */
+
 struct group {
 	struct arena arena;
 	struct item **items;
@@ -170,7 +172,7 @@ struct metric_stream *metric_new(const struct metric_options *opts)
 	struct metric_stream *m = xcalloc(1, sizeof(*m));
 	m->opts = *opts;
 	if (!m->opts.rows_per_file)
-		m->opts.rows_per_file = 1000000;
+		m->opts.rows_per_file = MSPROBE_CSV_ROWS;
 	m->jobs = opts->jobs > 0 ? opts->jobs : online_processors();
 	strbuf_init(&m->scratch, 0);
 	strbuf_init(&m->file_name, 0);
@@ -1766,7 +1768,10 @@ static void start_consistency(struct metric_stream *m)
 		.no_stack = m->opts.no_stack,
 		.rtol = m->opts.band.rtol,
 		.atol = m->opts.band.atol,
+		.force_mode = !m->opts.force_mode ? 0 : m->opts.mode == MS_MODE_STATISTICS ? 1 : 2,
 	};
+	if (m->opts.rows_per_file && m->opts.rows_per_file != MSPROBE_CSV_ROWS)
+		warning("--rows-per-file is not applied to a consistency table (a module-level table is one file per rank)");
 	m->consist = consist_table_new(&co);
 }
 
@@ -1787,6 +1792,10 @@ static int metric_add(struct metric_stream *m, const char *line, size_t len, str
 			if (m->opts.xlsx_reader) {
 				strbuf_addstr(err, "--xlsx-reader is not there for a consistency compare: use --xlsx (msprobe's "
 						   "workbook) or the records (our verdict)");
+				return PROBE_ERR;
+			}
+			if (m->opts.force_mode && m->opts.mode == MS_MODE_MD5) {
+				strbuf_addstr(err, "--mode md5: a consistency compare has a statistics or a tensor table only");
 				return PROBE_ERR;
 			}
 			start_consistency(m);

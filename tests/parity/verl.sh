@@ -207,3 +207,22 @@ else
 		echo "ok $n - 01 fsdp, two ranks: a table per rank, each msprobe's; --csv to stdout refused"
 	fi
 fi
+
+# --mode statistics on the tensor dumps: the statistics table and our verdict on the statistics,
+# the same diffs as on the statistics dumps; --rows-per-file is not applied (said on stderr)
+n=$((n + 1))
+if [ ! -d "$V/infer" ]; then
+	echo "ok $n - 01 fsdp, --mode statistics # SKIP $FIXTURES is absent"
+else
+	probe-flatten "$V/fsdp_train/step0/rank0" | probe-match --consistency fsdp "$V/infer/step0/rank0" |
+		probe-metric --mode statistics --rows-per-file 10 > "$tmp/m.ndjson" 2> "$tmp/err"
+	got=$(jq -r 'select(.verdict == "diff") | .key' "$tmp/m.ndjson" | tr '\n' ' ')
+	mode=$(jq -r '.msprobe.mode' "$tmp/m.ndjson" | sort -u | tr '\n' ' ')
+	if [ "$got" = "1:down_proj:forward.0.output.0 1:mlp:forward.0.output.0 -1:norm:forward.0.output.0 " ] &&
+		[ "$mode" = "statistics " ] && grep -q 'rows-per-file is not applied' "$tmp/err"; then
+		echo "ok $n - 01 fsdp, --mode statistics: msprobe's statistics table, our diffs [$got]"
+	else
+		echo "not ok $n - 01 fsdp, --mode statistics: diffs [$got], modes [$mode]"
+		sed 's/^/# /' "$tmp/err"
+	fi
+fi
