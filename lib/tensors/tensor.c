@@ -234,9 +234,11 @@ static int read_format(struct tensor *t, const char *path, struct strbuf *err, s
 		return tio_npy_open(t, path, err);
 	if (t->map_len >= 4 && f[0] == 'P' && f[1] == 'K' && ((f[2] == 3 && f[3] == 4) || (f[2] == 5 && f[3] == 6)))
 		return tio_pt_open(t, path, err, z);
+	if (tio_atb_looks_like(f, t->map_len))
+		return tio_atb_open(t, path, err);
 	if (t->map_len >= 2 && f[0] == 0x80 && f[1] >= 2 && f[1] <= 5)
 		return msg_fail(err, path, "a pickle, not a zip archive: torch.save's legacy format is not supported");
-	return msg_fail(err, path, "neither a torch .pt (zip) nor a .npy file");
+	return msg_fail(err, path, "neither a torch .pt (zip), a .npy nor an ATB .bin file");
 }
 
 /* The tensor of the regular file fd: mapped and read, a fault of the mapping caught. */

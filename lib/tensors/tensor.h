@@ -27,6 +27,13 @@
  * order, C or Fortran order.  Object, string, structured and void arrays
  * are refused.
  *
+ * .bin (ATB's dumper, MindIE inference; atbbin.c): the "name=value" header
+ * lines from "$Version=" to "$End=1" (dtype codes 0 float32, 1 float16,
+ * 2 int8, 3 int32, 9 int64, 12 bool, 27 bfloat16; dims; $Object.data),
+ * then the little-endian payload.  An alias file (a "data=" line, saved
+ * under filter_level 1, no payload) fails, naming the file it stands for:
+ * tensor_atb_alias() tells it before opening.
+ *
  * Errors: anything outside this subset, or inconsistent (an unknown
  * pickle opcode, a truncated file, a bad zip directory, a shape or stride
  * whose extent overflows, a view that reaches beyond its storage) makes
@@ -83,7 +90,7 @@ struct tensor {
 	bool swapped;                      /* elements are in the other byte order than this machine's */
 	bool contiguous;                   /* row-major without gaps: element i at data + i * size */
 	bool requires_grad;                /* .pt: the saved flag; .npy: false */
-	enum { TENSOR_PT, TENSOR_NPY } format;
+	enum { TENSOR_PT, TENSOR_NPY, TENSOR_ATB } format;
 
 	/* private: what tensor_close() releases */
 	void *map;
@@ -110,6 +117,14 @@ int tensor_open(struct tensor *t, const char *path, struct strbuf *err);
  */
 int tensor_open_leaf(struct tensor *t, const char *path, const char *name, struct strbuf *err);
 void tensor_close(struct tensor *t);
+
+/*
+ * Whether an ATB .bin file is an alias (filter_level 1: "data=<file>" and
+ * no payload): 1 with the text after "data=" appended to alias, 0 when it
+ * is not (or is not a .bin at all), -1 with "PATH: what" in err when it
+ * cannot be read or its header is broken.  Reads the first few KB only.
+ */
+int tensor_atb_alias(const char *path, struct strbuf *alias, struct strbuf *err);
 
 /*
  * Catching a fault of the mapping (see "Faults" above), per thread:

@@ -236,5 +236,13 @@ void tio_pk_release(struct pickle *pk);
 int tio_pt_open(struct tensor *t, const char *path, struct strbuf *err, struct pt_reader *z);
 /* The tensor of a mapped .npy (t->map). */
 int tio_npy_open(struct tensor *t, const char *path, struct strbuf *err);
+/* Whether a file starts as ATB's .bin does ("$Version="). */
+bool tio_atb_looks_like(const unsigned char *f, size_t n);
+/* ATB's dtype code as ours: 0, or -1 for a code probe does not read. */
+int tio_atb_dtype(int code, enum dtype *out);
+/* The tensor of a mapped ATB .bin (t->map); an alias file (data=) fails, naming its target. */
+int tio_atb_open(struct tensor *t, const char *path, struct strbuf *err);
+/* Of a .bin's first size bytes: 1 and the target in alias when it is an alias, 0 when not, -1 on a bad header. */
+int tio_atb_alias(const unsigned char *f, size_t size, const char *path, struct strbuf *alias, struct strbuf *err);
 
 #endif

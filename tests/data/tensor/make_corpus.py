@@ -613,7 +613,7 @@ def bad_files():
     write("bad_empty.pt", b"")
     expect_error("bad_empty.pt", "empty file")
     write("bad_text.pt", b"hello, world\n")
-    expect_error("bad_text.pt", "neither a torch .pt (zip) nor a .npy file")
+    expect_error("bad_text.pt", "neither a torch .pt (zip), a .npy nor an ATB .bin file")
 
 
 def bomb_zip(stem, pkl, stream, declared):
