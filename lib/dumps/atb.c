@@ -1,0 +1,563 @@
+/*
+ * atb.c: ATB dumps (statistic.csv and .bin files) as leaf records (atb.h).
+ */
+#include "atb.h"
+#include "../core/compat.h"
+#include "../core/msg.h"
+#include "../core/strmap.h"
+#include "../core/xalloc.h"
+#include "../json/jsonw.h"
+#include "../tensors/tensor.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#define ATB_NCOLS 15
+enum {
+	A_DEVICE, A_EXEC, A_OP_NAME, A_OP_TYPE, A_OP_ID, A_IO, A_INDEX, A_DTYPE, A_FORMAT, A_SHAPE, A_MAX, A_MIN,
+	A_MEAN, A_NORM, A_PATH
+};
+static const char atb_header[] = "Device and PID,Execution Count,Op Name,Op Type,Op Id,Input/Output,Index,Dtype,"
+				 "Format,Shape,Max,Min,Mean,Norm,Tensor Path";
+
+/* ---- the layout ------------------------------------------------------------------- */
+
+static char *join(const char *dir, const char *name)
+{
+	struct strbuf sb = STRBUF_INIT;
+	strbuf_addstr(&sb, dir);
+	if (sb.len && sb.buf[sb.len - 1] != '/')
+		strbuf_addch(&sb, '/');
+	strbuf_addstr(&sb, name);
+	return strbuf_detach(&sb, NULL);
+}
+
+static bool is_dir(const char *p)
+{
+	struct stat st;
+	return !stat(p, &st) && S_ISDIR(st.st_mode);
+}
+
+static bool has_file(const char *dir, const char *name)
+{
+	char *p = join(dir, name);
+	struct stat st;
+	bool yes = !stat(p, &st) && S_ISREG(st.st_mode);
+	free(p);
+	return yes;
+}
+
+static bool all_digits(const char *s)
+{
+	if (!*s)
+		return false;
+	for (; *s; s++)
+		if (!isdigit((unsigned char)*s))
+			return false;
+	return true;
+}
+
+/* "<device>_<pid>": digits, '_', digits. */
+static bool device_pid_name(const char *s)
+{
+	const char *u = strchr(s, '_');
+	if (!u || u == s || !u[1])
+		return false;
+	for (const char *p = s; *p; p++)
+		if (p != u && !isdigit((unsigned char)*p))
+			return false;
+	return true;
+}
+
+struct names {
+	char **v;
+	size_t n, alloc;
+};
+
+static void names_free(struct names *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		free(l->v[i]);
+	free(l->v);
+}
+
+static int cmp_number(const void *a, const void *b)
+{
+	const char *x = *(const char *const *)a, *y = *(const char *const *)b;
+	size_t lx = strlen(x), ly = strlen(y);
+	return lx != ly ? (lx < ly ? -1 : 1) : strcmp(x, y);
+}
+
+static int cmp_name(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* The subdirectories of dir whose name passes keep, sorted by cmp. */
+static int subdirs(const char *dir, bool (*keep)(const char *), int (*cmp)(const void *, const void *),
+		   struct names *out, struct strbuf *err)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	if (!d)
+		return msg_fail(err, dir, "cannot read the directory: %s", strerror(errno));
+	while ((de = readdir(d))) {
+		char *p;
+		if (!keep(de->d_name))
+			continue;
+		p = join(dir, de->d_name);
+		if (is_dir(p)) {
+			ALLOC_GROW(out->v, out->n + 1, out->alloc);
+			out->v[out->n++] = xstrdup(de->d_name);
+		}
+		free(p);
+	}
+	closedir(d);
+	if (out->n)
+		qsort(out->v, out->n, sizeof(*out->v), cmp);
+	return 0;
+}
+
+/* The data folder of an ATB root: path/atb_dump_data/data, path/data, or NULL. */
+static char *data_dir_of(const char *path)
+{
+	static const char *const tails[] = { "atb_dump_data/data", "data" };
+	for (size_t i = 0; i < ARRAY_SIZE(tails); i++) {
+		char *p = join(path, tails[i]);
+		struct names dev = { 0 };
+		struct strbuf ignored = STRBUF_INIT;
+		bool yes = is_dir(p) && !subdirs(p, device_pid_name, cmp_name, &dev, &ignored) && dev.n;
+		names_free(&dev);
+		strbuf_release(&ignored);
+		if (yes && (i == 0 || strstr(path, "atb_dump_data")))
+			return p;
+		free(p);
+	}
+	return NULL;
+}
+
+static bool device_has_execs(const char *dir)
+{
+	struct names ex = { 0 };
+	struct strbuf ignored = STRBUF_INIT;
+	bool yes = !subdirs(dir, all_digits, cmp_number, &ex, &ignored) && ex.n;
+	for (size_t i = 0; yes && i < ex.n; i++) {
+		char *p = join(dir, ex.v[i]);
+		yes = has_file(p, "statistic.csv");
+		free(p);
+	}
+	names_free(&ex);
+	strbuf_release(&ignored);
+	return yes;
+}
+
+bool atb_is_dump(const char *path)
+{
+	char *data;
+	if (!is_dir(path))
+		return false;
+	if (has_file(path, "statistic.csv"))
+		return true;
+	if ((data = data_dir_of(path))) {
+		free(data);
+		return true;
+	}
+	return device_has_execs(path);
+}
+
+static int add_execs(const char *device_dir, char ***dirs, size_t *n, size_t *alloc, struct strbuf *err)
+{
+	struct names ex = { 0 };
+	if (subdirs(device_dir, all_digits, cmp_number, &ex, err) < 0)
+		return -1;
+	for (size_t i = 0; i < ex.n; i++) {
+		ALLOC_GROW(*dirs, *n + 1, *alloc);
+		(*dirs)[(*n)++] = join(device_dir, ex.v[i]);
+	}
+	names_free(&ex);
+	return 0;
+}
+
+int atb_exec_dirs(const char *path, char ***dirs, size_t *n, struct strbuf *err)
+{
+	size_t alloc = 0, start = *n;
+	char *data;
+	if (has_file(path, "statistic.csv")) {
+		ALLOC_GROW(*dirs, *n + 1, alloc);
+		(*dirs)[(*n)++] = xstrdup(path);
+		return 1;
+	}
+	alloc = *n;
+	if ((data = data_dir_of(path))) {
+		struct names dev = { 0 };
+		int ret = subdirs(data, device_pid_name, cmp_name, &dev, err);
+		for (size_t i = 0; !ret && i < dev.n; i++) {
+			char *p = join(data, dev.v[i]);
+			ret = add_execs(p, dirs, n, &alloc, err);
+			free(p);
+		}
+		names_free(&dev);
+		free(data);
+		if (ret < 0)
+			return -1;
+	} else if (add_execs(path, dirs, n, &alloc, err) < 0) {
+		return -1;
+	}
+	for (size_t i = start; i < *n; i++)
+		if (!has_file((*dirs)[i], "statistic.csv"))
+			return msg_fail(err, (*dirs)[i], "an ATB exec folder without its statistic.csv");
+	if (*n == start)
+		return msg_fail(err, path, "no ATB exec folder (one holding statistic.csv) here");
+	return (int)(*n - start);
+}
+
+/* ---- statistic.csv ------------------------------------------------------------------ */
+
+struct atb_row {
+	size_t line;
+	char *f[ATB_NCOLS];   /* the fields, NUL-terminated, into the file's copy */
+	char *name;           /* msprobe's data name */
+	size_t entry_len;     /* the entry: name[0, entry_len) */
+	size_t last_dup;      /* a later row of the same name, whose values this one shows: its index + 1 (0: none) */
+	bool dup;             /* a later row of an earlier name: shown there, not here */
+};
+
+struct atb_file {
+	const char *path, *exec_dir;
+	char *text;
+	struct atb_row *rows;
+	size_t nr, alloc;
+	struct atb_read_stats *st;
+	bool tensor;
+};
+
+static int read_whole(const char *path, char **out, struct strbuf *err)
+{
+	struct strbuf sb = STRBUF_INIT;
+	char buf[1 << 16];
+	size_t got;
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return msg_fail(err, path, "cannot open: %s", strerror(errno));
+	while ((got = fread(buf, 1, sizeof(buf), f)) > 0)
+		strbuf_add(&sb, buf, got);
+	if (ferror(f)) {
+		fclose(f);
+		strbuf_release(&sb);
+		return msg_fail(err, path, "cannot read: %s", strerror(errno));
+	}
+	fclose(f);
+	strbuf_grow(&sb, 1);
+	*out = strbuf_detach(&sb, NULL);
+	return 0;
+}
+
+/* Split a line at its commas into at most max fields (the rest stays in the last); the number of fields. */
+static int split_fields(char *line, char **f, int max)
+{
+	int n = 0;
+	char *p = line;
+	for (;;) {
+		char *c = strchr(p, ',');
+		if (n < max)
+			f[n] = p;
+		n++;
+		if (!c)
+			return n;
+		*c = '\0';
+		p = c + 1;
+	}
+}
+
+static size_t count_char(const char *s, char c)
+{
+	size_t n = 0;
+	for (; *s; s++)
+		n += *s == c;
+	return n;
+}
+
+/* msprobe's data name: "<id>_<name>/" per level of Op Id and Op Name, then "<io>.<index>". */
+static char *data_name(const struct atb_row *r, size_t *entry_len)
+{
+	struct strbuf sb = STRBUF_INIT;
+	const char *id = r->f[A_OP_ID], *nm = r->f[A_OP_NAME];
+	while (*id || *nm) {
+		size_t il = strcspn(id, "_"), nl = strcspn(nm, "/");
+		strbuf_add(&sb, id, il);
+		strbuf_addch(&sb, '_');
+		strbuf_add(&sb, nm, nl);
+		strbuf_addch(&sb, '/');
+		id += il + (id[il] == '_');
+		nm += nl + (nm[nl] == '/');
+	}
+	*entry_len = sb.len ? sb.len - 1 : 0;
+	strbuf_addf(&sb, "%s.%s", r->f[A_IO], r->f[A_INDEX]);
+	return strbuf_detach(&sb, NULL);
+}
+
+static void chop_cr(char *line)
+{
+	size_t n = strlen(line);
+	if (n && line[n - 1] == '\r')
+		line[n - 1] = '\0';
+}
+
+static int parse_rows(struct atb_file *af, struct strbuf *err)
+{
+	struct strmap seen = STRMAP_INIT;
+	char *p = af->text ? af->text : "", *nl;
+	size_t line = 0;
+	bool created;
+	int ret = 0;
+	for (; !ret && *p; p = nl ? nl + 1 : p + strlen(p)) {
+		struct atb_row r = { 0 };
+		int nf;
+		nl = strchr(p, '\n');
+		if (nl)
+			*nl = '\0';
+		chop_cr(p);
+		if (++line == 1) {
+			if (strcmp(p, atb_header))
+				ret = msg_fail(err, af->path, "line 1: not ATB's statistic.csv header (%s)", atb_header);
+			continue;
+		}
+		if (!*p)
+			continue;
+		af->st->rows++;
+		nf = split_fields(p, r.f, ATB_NCOLS);
+		if (nf != ATB_NCOLS) {
+			warning("%s:%zu: %d fields, not 15: row skipped (msprobe skips it without a word)", af->path, line, nf);
+			af->st->skipped++;
+			continue;
+		}
+		if (count_char(r.f[A_OP_NAME], '/') != count_char(r.f[A_OP_ID], '_')) {
+			warning("%s:%zu: Op Name %s has %zu levels, Op Id %s %zu: row skipped (msprobe skips it without a "
+				"word)", af->path, line, r.f[A_OP_NAME], count_char(r.f[A_OP_NAME], '/') + 1, r.f[A_OP_ID],
+				count_char(r.f[A_OP_ID], '_') + 1);
+			af->st->skipped++;
+			continue;
+		}
+		r.line = line;
+		r.name = data_name(&r, &r.entry_len);
+		struct strmap_slot *s = strmap_put(&seen, r.name, strlen(r.name), &created);
+		if (!created && af->rows) {
+			struct atb_row *first = &af->rows[s->value.u];
+			warning("%s:%zu: %s again (first on line %zu): its values replace the first's, which keeps its place, "
+				"as msprobe does", af->path, line, r.name, first->line);
+			af->st->duplicates++;
+			r.dup = true;
+			ALLOC_GROW(af->rows, af->nr + 1, af->alloc);
+			af->rows[af->nr] = r;
+			af->rows[s->value.u].last_dup = ++af->nr;
+			continue;
+		}
+		s->value.u = af->nr;
+		ALLOC_GROW(af->rows, af->nr + 1, af->alloc);
+		af->rows[af->nr++] = r;
+	}
+	strmap_release(&seen);
+	if (!ret && !line)
+		ret = msg_fail(err, af->path, "an empty file: no statistic.csv header");
+	return ret;
+}
+
+/* ---- records -------------------------------------------------------------------------- */
+
+static void add_number_or_skip(struct strbuf *out, const char *key, const char *v)
+{
+	char *end;
+	if (!strcmp(v, "N/A") || !*v)
+		return;
+	strtod(v, &end);
+	strbuf_addf(out, ",\"%s\":", key);
+	if (*end)
+		jsonw_str(out, v); /* not a number: kept as text */
+	else
+		strbuf_addstr(out, v);
+}
+
+static int add_shape(struct strbuf *out, const char *shape, const struct atb_file *af, size_t line, struct strbuf *err)
+{
+	strbuf_addstr(out, ",\"shape\":[");
+	for (const char *p = shape; *p;) {
+		size_t n = strspn(p, "0123456789");
+		if (!n || (p[n] && p[n] != 'x'))
+			return msg_fail(err, af->path, "line %zu: Shape \"%s\" is not sizes joined by 'x'", line, shape);
+		if (p != shape)
+			strbuf_addch(out, ',');
+		strbuf_add(out, p, n);
+		p += n + (p[n] == 'x');
+	}
+	strbuf_addch(out, ']');
+	return 0;
+}
+
+/* The Tensor Path as msprobe resolves it: after the last "atb_dump_data", parts [4:] under the exec folder. */
+static int resolve_path(const struct atb_file *af, const char *tensor_path, struct strbuf *out)
+{
+	const char *p = NULL, *q = tensor_path;
+	while ((q = strstr(q, "atb_dump_data"))) {
+		p = q;
+		q++;
+	}
+	if (!p)
+		return -1;
+	p += strlen("atb_dump_data");
+	for (int part = 0; part < 4; part++) {
+		const char *s = strchr(p, '/');
+		if (!s)
+			return -1;
+		p = s + 1;
+	}
+	strbuf_reset(out);
+	strbuf_addstr(out, af->exec_dir);
+	if (out->len && out->buf[out->len - 1] != '/')
+		strbuf_addch(out, '/');
+	strbuf_addstr(out, p);
+	return 0;
+}
+
+static bool exists(const char *path)
+{
+	struct stat st;
+	return !stat(path, &st);
+}
+
+/* The .bin file of a row; an alias followed to its target. */
+static int row_file(struct atb_file *af, const struct atb_row *r, struct strbuf *out, struct strbuf *err)
+{
+	struct strbuf alias = STRBUF_INIT, target = STRBUF_INIT;
+	int a;
+	if (resolve_path(af, r->f[A_PATH], out) < 0)
+		return msg_fail(err, af->path, "line %zu: Tensor Path %s has no atb_dump_data/data/<device>/<exec>/ part",
+				r->line, r->f[A_PATH]);
+	if (!exists(out->buf))
+		return 0; /* a missing file: the tensor compare says so, as for any dump */
+	a = tensor_atb_alias(out->buf, &alias, err);
+	if (a <= 0) {
+		strbuf_release(&alias);
+		return a;
+	}
+	if (resolve_path(af, alias.buf, &target) < 0) {
+		strbuf_reset(&target);
+		strbuf_addbuf(&target, &alias);
+	}
+	if (!exists(target.buf)) {
+		a = msg_fail(err, out->buf, "an alias (filter_level 1) of %s, which is not there", target.buf);
+	} else {
+		if (!af->st->aliases++)
+			warning("%s: alias files (filter_level 1) followed to the file they name, e.g. %s -> %s (msprobe "
+				"gives N/A there)", af->path, out->buf, target.buf);
+		strbuf_reset(out);
+		strbuf_addbuf(out, &target);
+		a = 0;
+	}
+	strbuf_release(&alias);
+	strbuf_release(&target);
+	return a;
+}
+
+static int64_t device_of(const char *device_pid)
+{
+	return strtoll(device_pid, NULL, 10);
+}
+
+static int emit_row(struct atb_file *af, const struct atb_row *pos, const struct atb_row *v, size_t seq,
+		    struct strbuf *out, struct strbuf *err)
+{
+	struct strbuf file = STRBUF_INIT;
+	char *end;
+	long long exec = strtoll(v->f[A_EXEC], &end, 10);
+	if (*end || !*v->f[A_EXEC] || exec < 0)
+		return msg_fail(err, af->path, "line %zu: Execution Count \"%s\" is not a number", v->line, v->f[A_EXEC]);
+	if (strcmp(v->f[A_IO], "input") && strcmp(v->f[A_IO], "output"))
+		return msg_fail(err, af->path, "line %zu: Input/Output \"%s\" is neither input nor output", v->line,
+				v->f[A_IO]);
+	strbuf_addf(out, "{\"rank\":%lld,\"step\":%lld,\"seq\":%zu,\"entry\":", (long long)device_of(v->f[A_DEVICE]),
+		    exec, seq);
+	jsonw_string(out, pos->name, pos->entry_len);
+	strbuf_addstr(out, ",\"name\":");
+	jsonw_str(out, pos->name);
+	strbuf_addstr(out, ",\"key\":");
+	jsonw_str(out, pos->name);
+	strbuf_addf(out, ",\"state\":\"%s\",\"type\":\"atb.Tensor\",\"dtype\":", v->f[A_IO]);
+	jsonw_str(out, v->f[A_DTYPE]);
+	if (add_shape(out, v->f[A_SHAPE], af, v->line, err) < 0)
+		return -1;
+	add_number_or_skip(out, "max", v->f[A_MAX]);
+	add_number_or_skip(out, "min", v->f[A_MIN]);
+	add_number_or_skip(out, "mean", v->f[A_MEAN]);
+	add_number_or_skip(out, "norm", v->f[A_NORM]);
+	strbuf_addstr(out, ",\"attrs\":{\"device_pid\":");
+	jsonw_str(out, v->f[A_DEVICE]);
+	strbuf_addstr(out, ",\"op_type\":");
+	jsonw_str(out, v->f[A_OP_TYPE]);
+	strbuf_addstr(out, ",\"format\":");
+	jsonw_str(out, v->f[A_FORMAT]);
+	strbuf_addch(out, '}');
+	if (strcmp(v->f[A_PATH], "N/A")) {
+		if (row_file(af, v, &file, err) < 0) {
+			strbuf_release(&file);
+			return -1;
+		}
+		strbuf_addstr(out, ",\"data\":");
+		jsonw_string(out, file.buf, file.len);
+	}
+	strbuf_addf(out, ",\"task\":\"%s\",\"dump\":", af->tensor ? "tensor" : "statistics");
+	jsonw_str(out, af->path);
+	strbuf_addstr(out, "}\n");
+	strbuf_release(&file);
+	return 0;
+}
+
+static void atb_file_release(struct atb_file *af)
+{
+	for (size_t i = 0; i < af->nr; i++)
+		free(af->rows[i].name);
+	free(af->rows);
+	free(af->text);
+}
+
+/* Every kept row of one task: msprobe tells the mode by the first row and reads the others alike. */
+static int check_task(struct atb_file *af, struct strbuf *err)
+{
+	af->tensor = af->nr && strcmp(af->rows[0].f[A_PATH], "N/A");
+	for (size_t i = 1; i < af->nr; i++)
+		if (!strcmp(af->rows[i].f[A_PATH], "N/A") == af->tensor)
+			return msg_fail(err, af->path, "line %zu: Tensor Path %s where line %zu's is %s: a statistics and a "
+					"tensor task in one file", af->rows[i].line, af->rows[i].f[A_PATH], af->rows[0].line,
+					af->rows[0].f[A_PATH]);
+	return 0;
+}
+
+int atb_flatten_exec(const char *exec_dir, struct strbuf *out, struct atb_read_stats *st, struct strbuf *err)
+{
+	struct atb_file af = { 0 };
+	char *path = join(exec_dir, "statistic.csv");
+	size_t seq = 0;
+	int ret;
+	af.path = path;
+	af.exec_dir = exec_dir;
+	af.st = st;
+	ret = read_whole(path, &af.text, err);
+	if (!ret)
+		ret = parse_rows(&af, err);
+	if (!ret)
+		ret = check_task(&af, err);
+	for (size_t i = 0; !ret && i < af.nr; i++) {
+		const struct atb_row *r = &af.rows[i];
+		if (r->dup)
+			continue;
+		ret = emit_row(&af, r, r->last_dup ? &af.rows[r->last_dup - 1] : r, seq++, out, err);
+		st->kept++;
+	}
+	atb_file_release(&af);
+	free(path);
+	return ret;
+}

@@ -1,0 +1,66 @@
+/*
+ * atb.h: ATB (MindIE inference) dumps as leaf records.
+ *
+ * Reference: msprobe-atb.md.  ATB's dumper writes
+ * <out>/atb_dump_data/data/<device>_<pid>/<exec count>/ folders, each with
+ * one statistic.csv (15 columns: Device and PID, Execution Count, Op Name,
+ * Op Type, Op Id, Input/Output, Index, Dtype, Format, Shape, Max, Min,
+ * Mean, Norm, Tensor Path) and the .bin tensors under
+ * <id>_<Layer>/[<id>_<Operation>/[<id>_<Kernel>/]]{before,after}/.
+ *
+ * A row becomes a leaf record (probe-records(5)):
+ *   rank   the device (the number before '_' in Device and PID)
+ *   step   the execution count
+ *   seq    the row's position among the kept rows of its file
+ *   entry  msprobe's data name without the tensor: "<id>_<name>/" per level
+ *          ("1_Prefill_layer/3_ElewiseOperation/0_AddBF16Kernel")
+ *   name, key  the entry and "/<input|output>.<Index>" (msprobe's data name)
+ *   state  "input" or "output"; type "atb.Tensor"
+ *   dtype  ATB's text ("bf16", "float16", "float", "int64", "bool", ...)
+ *   shape  Shape "4x16" as [4,16]
+ *   max min mean norm  the row's number text (N/A: left out)
+ *   attrs  {"device_pid", "op_type", "format"}
+ *   data   the .bin file: the Tensor Path after its last "atb_dump_data",
+ *          its parts from the fifth on, under this exec folder (msprobe's
+ *          rule), when the path is not N/A; an alias file (filter_level 1,
+ *          "data=<first file>") is followed to the file it names, which
+ *          must exist (msprobe gives N/A there; a warning says so once)
+ *   task   "statistics" (Tensor Path N/A) or "tensor", from the first row
+ *   dump   the statistic.csv path
+ *
+ * Rows msprobe skips silently are skipped and reported (a warning each,
+ * naming the file and line): a row of other than 15 fields, a row whose
+ * Op Name has another number of '/' parts than its Op Id has '_' parts.
+ * A later row of the same data name gives its values to the earlier one,
+ * which keeps its place (msprobe's dict), with a warning.
+ *
+ * Errors (-1, "FILE:LINE: what" in err): a missing or unreadable
+ * statistic.csv, a wrong header, an exec folder whose rows mix the two
+ * tasks, a Shape or an Execution Count that is no number, an alias whose
+ * target is missing (both files named).
+ */
+#ifndef PROBE_ATB_H
+#define PROBE_ATB_H
+
+#include "../core/strbuf.h"
+
+#include <stdbool.h>
+
+/* Whether path is an ATB exec folder, a <device>_<pid> folder of them, or an atb_dump_data (or its parent) root. */
+bool atb_is_dump(const char *path);
+
+/*
+ * The exec folders under path (one of the above), in order: device folders
+ * by name, exec counts by number; appended to dirs (each malloc'ed, the
+ * caller frees them).  Returns the count, or -1 with the reason in err.
+ */
+int atb_exec_dirs(const char *path, char ***dirs, size_t *n, struct strbuf *err);
+
+struct atb_read_stats {
+	size_t rows, kept, skipped, duplicates, aliases;
+};
+
+/* The leaf records of one exec folder appended to out.  0, or -1 with the reason in err. */
+int atb_flatten_exec(const char *exec_dir, struct strbuf *out, struct atb_read_stats *st, struct strbuf *err);
+
+#endif
