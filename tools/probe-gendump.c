@@ -1,7 +1,10 @@
 /*
- * probe-gendump: example msprobe dumps of a golden run and a faulty run.
+ * probe-gendump: example msprobe dumps of a golden run and a faulty run:
+ * a simulated MLP training (gendump.h) or verl's training against
+ * inference check (genverl.h).
  */
 #include "../lib/testdata/gendump.h"
+#include "../lib/testdata/genverl.h"
 #include "../lib/core/msg.h"
 #include "../lib/core/opt.h"
 
@@ -33,12 +36,17 @@ static const struct opt_spec options[] = {
 	{ OPT_FORMAT, 0, "format", "FORMAT", "tensor mode: pt (default, torch.save) or npy (MindSpore's numpy.save)",
 	  "pt|npy", 0 },
 	{ OPT_FRAMEWORK, 0, "framework", "RUNS",
-	  "dump both runs as pytorch (default) or mindspore, or a mindspore target against a pytorch golden",
-	  "pytorch|mindspore|mindspore-pytorch", 0 },
-	{ OPT_DTYPE, 0, "dtype", "TYPE", "what tensors are saved as, computed in float32 (default float32)",
+	  "the MLP's runs as pytorch (default) or mindspore, or a mindspore target against a pytorch golden; "
+	  "or verl's fsdp or megatron training dump against its vllm inference dump",
+	  "pytorch|mindspore|mindspore-pytorch|verl-fsdp|verl-megatron", 0 },
+	{ OPT_DTYPE, 0, "dtype", "TYPE",
+	  "what tensors are saved as, computed in float32 (default float32; verl: bfloat16, float16 refused)",
 	  "float32|float16|bfloat16", 0 },
-	{ OPT_FAULT, 0, "fault", "KIND", "fault injected into the target run (default fc2-weight)",
-	  GEN_FAULT_CHOICES, 0 },
+	{ OPT_FAULT, 0, "fault", "KIND",
+	  "fault injected into the target run (default fc2-weight); verl's, in its training run: down-proj "
+	  "(default: layer 1's down projection output), q-weight (layer 0's q_proj weight) or none; the rows "
+	  "each makes differ: probe-gendump(1)",
+	  GEN_FAULT_CHOICES "|down-proj|q-weight", 0 },
 	{ OPT_FAULT_RANK, 0, "fault-rank", "R", "rank that carries the fault (default 0)", NULL, 0 },
 	{ OPT_STEPS, 0, "steps", "N", "training steps, with an SGD update between them (default 1)", NULL, 0 },
 	{ OPT_RANKS, 0, "ranks", "N", "data-parallel ranks, gradients averaged by all_reduce (default 1)", NULL,
@@ -58,21 +66,43 @@ static const struct tool_spec spec = {
 	.synopsis = "[--mode MODE] [--pt-layout LAYOUT] [--format FORMAT] [--framework RUNS] [--dtype TYPE] [--fault KIND] "
 		    "[--fault-rank R] [--steps N] [--ranks N] [--micro-batches M] [--layers L] [--width W] "
 		    "[--batch B] [--zoo] [--seed S] [--print-tensors] OUTDIR",
-	.summary = "Simulate the training of a small MLP and write msprobe dumps of a golden run and of a "
-		   "target run with an injected fault to OUTDIR/golden and OUTDIR/target.",
+	.summary = "Simulate the training of a small MLP (or verl's inference and training of a tiny Qwen2) and "
+		   "write msprobe dumps of a golden run and of a target run with an injected fault to OUTDIR/golden "
+		   "and OUTDIR/target.",
 	.opts = options,
 	.nopts = ARRAY_SIZE(options),
 	.operand_flags = OPT_DIR,
 };
 
-static void parse_options(struct gen_config *cfg, int argc, char **argv)
+/* --framework's choices before verl's: the MLP's runs (gen_framework's order). */
+enum { MLP_FRAMEWORKS = 3 };
+
+/* What the command line says, before it is known which generator runs. */
+struct command {
+	struct gen_config mlp;  /* every option, as the MLP generator takes them */
+	int framework;          /* the index of --framework's value among its choices */
+	const char *fault;      /* --fault's value, or NULL */
+	bool dtype_given, layout_given, format_given;
+	const char *mlp_only;   /* the long name of the first option given that only the MLP run has, or NULL */
+};
+
+static const char *long_name(int id)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(options); i++)
+		if (options[i].id == id)
+			return options[i].long_name;
+	return "?";
+}
+
+static void parse_options(struct command *cmd, int argc, char **argv)
 {
 	static const enum gen_task tasks[] = { GEN_TASK_STATISTICS, GEN_TASK_MD5, GEN_TASK_TENSOR };
 	static const enum dtype dtypes[] = { DT_FLOAT32, DT_FLOAT16, DT_BFLOAT16 };
-	bool layout_given = false, format_given = false;
+	struct gen_config *cfg = &cmd->mlp;
 	const char *arg;
 	int c, first;
 
+	*cmd = (struct command){ 0 };
 	gendump_config_init(cfg);
 	while ((c = opt_next(&spec, argc, argv, &arg, &first)) != -1) {
 		switch (c) {
@@ -81,22 +111,21 @@ static void parse_options(struct gen_config *cfg, int argc, char **argv)
 			break;
 		case OPT_PT_LAYOUT:
 			cfg->pt_layout = opt_choice(&spec, c, arg) ? PT_TORCH2 : PT_TORCH1;
-			layout_given = true;
+			cmd->layout_given = true;
 			break;
 		case OPT_FORMAT:
 			cfg->format = opt_choice(&spec, c, arg) ? GEN_FORMAT_NPY : GEN_FORMAT_PT;
-			format_given = true;
+			cmd->format_given = true;
 			break;
 		case OPT_FRAMEWORK:
-			cfg->framework = (enum gen_framework)opt_choice(&spec, c, arg);
+			cmd->framework = opt_choice(&spec, c, arg);
 			break;
 		case OPT_DTYPE:
 			cfg->dtype = dtypes[opt_choice(&spec, c, arg)];
+			cmd->dtype_given = true;
 			break;
 		case OPT_FAULT:
-			if (gendump_fault_parse(arg) < 0)
-				opt_usage_error(&spec, "unknown --fault kind: %s", arg);
-			cfg->fault = (enum gen_fault)gendump_fault_parse(arg);
+			cmd->fault = arg;
 			break;
 		case OPT_FAULT_RANK:
 			cfg->fault_rank = (int)opt_number(&spec, "--fault-rank", arg, 0, GEN_MAX_RANKS - 1);
@@ -129,27 +158,80 @@ static void parse_options(struct gen_config *cfg, int argc, char **argv)
 			cfg->print_tensors = true;
 			break;
 		}
+		if (!cmd->mlp_only && (c == OPT_FORMAT || c == OPT_STEPS || c == OPT_MICRO_BATCHES || c == OPT_LAYERS ||
+				       c == OPT_WIDTH || c == OPT_BATCH || c == OPT_ZOO || c == OPT_PRINT_TENSORS))
+			cmd->mlp_only = long_name(c);
 	}
 	if (argc - first != 1)
 		opt_usage_error(&spec, argc == first ? "no output directory given" : "more than one operand");
 	if (cfg->fault_rank >= cfg->ranks)
 		opt_usage_error(&spec, "--fault-rank %d is not below --ranks %d", cfg->fault_rank, cfg->ranks);
-	if (cfg->fault == GEN_FAULT_ALL_REDUCE && cfg->ranks < 2)
-		opt_usage_error(&spec, "--fault all-reduce needs --ranks 2 or more: one rank has no all_reduce");
-	if ((layout_given || format_given) && cfg->task != GEN_TASK_TENSOR)
-		opt_usage_error(&spec, "--%s needs --mode tensor", format_given ? "format" : "pt-layout");
-	if (layout_given && cfg->format == GEN_FORMAT_NPY)
-		opt_usage_error(&spec, "--pt-layout is for --format pt");
 	cfg->outdir = argv[first];
 }
 
+static void check_mlp_options(struct command *cmd)
+{
+	struct gen_config *cfg = &cmd->mlp;
+	cfg->framework = (enum gen_framework)cmd->framework;
+	if (cmd->fault) {
+		if (gendump_fault_parse(cmd->fault) < 0)
+			opt_usage_error(&spec, "unknown --fault kind: %s", cmd->fault);
+		cfg->fault = (enum gen_fault)gendump_fault_parse(cmd->fault);
+	}
+	if (cfg->fault == GEN_FAULT_ALL_REDUCE && cfg->ranks < 2)
+		opt_usage_error(&spec, "--fault all-reduce needs --ranks 2 or more: one rank has no all_reduce");
+	if ((cmd->layout_given || cmd->format_given) && cfg->task != GEN_TASK_TENSOR)
+		opt_usage_error(&spec, "--%s needs --mode tensor", cmd->format_given ? "format" : "pt-layout");
+	if (cmd->layout_given && cfg->format == GEN_FORMAT_NPY)
+		opt_usage_error(&spec, "--pt-layout is for --format pt");
+}
+
+/* The verl generator's configuration from the command line, or a usage error for what it does not take. */
+static void verl_options(const struct command *cmd, struct verl_config *v)
+{
+	const struct gen_config *cfg = &cmd->mlp;
+	const char *backend = cmd->framework == MLP_FRAMEWORKS ? "verl-fsdp" : "verl-megatron";
+
+	genverl_config_init(v);
+	v->backend = cmd->framework == MLP_FRAMEWORKS ? VERL_FSDP : VERL_MEGATRON;
+	if (cmd->mlp_only)
+		opt_usage_error(&spec, "--%s is for the MLP run, not for --framework %s", cmd->mlp_only, backend);
+	if (cfg->task == GEN_TASK_MD5)
+		opt_usage_error(&spec, "--mode md5 is not written for --framework %s: msprobe's consistency compare "
+				       "reads statistics or tensors", backend);
+	if (cmd->layout_given && cfg->task != GEN_TASK_TENSOR)
+		opt_usage_error(&spec, "--pt-layout needs --mode tensor");
+	if (cmd->dtype_given && cfg->dtype == DT_FLOAT16)
+		opt_usage_error(&spec, "--dtype float16 is not written for --framework %s: float32 or bfloat16",
+				backend);
+	if (cmd->fault && genverl_fault_parse(cmd->fault) < 0)
+		opt_usage_error(&spec, "unknown --fault kind for --framework %s: %s (%s)", backend, cmd->fault,
+				VERL_FAULT_CHOICES);
+	if (cmd->fault)
+		v->fault = (enum verl_fault)genverl_fault_parse(cmd->fault);
+	if (cmd->dtype_given)
+		v->dtype = cfg->dtype;
+	v->tensors = cfg->task == GEN_TASK_TENSOR;
+	v->pt_layout = cfg->pt_layout;
+	v->fault_rank = cfg->fault_rank;
+	v->ranks = cfg->ranks;
+	v->seed = cfg->seed;
+	v->outdir = cfg->outdir;
+}
 
 int main(int argc, char **argv)
 {
-	struct gen_config cfg;
+	struct command cmd;
 
 	msg_set_progname(argv[0]);
-	parse_options(&cfg, argc, argv);
-	gendump_write(&cfg);
+	parse_options(&cmd, argc, argv);
+	if (cmd.framework >= MLP_FRAMEWORKS) {
+		struct verl_config v;
+		verl_options(&cmd, &v);
+		genverl_write(&v);
+	} else {
+		check_mlp_options(&cmd);
+		gendump_write(&cmd.mlp);
+	}
 	return PROBE_OK;
 }

@@ -89,6 +89,7 @@ struct side_counts {
 
 struct group {
 	int64_t rank, step;
+	int mode;                    /* exec_mode (leafrec.h): its folder of a graph/pynative root */
 	bool golden_known;
 	int64_t g_rank, g_step;      /* the golden rank and step its first matched pair came from */
 	uint64_t targets, matched;
@@ -183,14 +184,16 @@ static void close_group(struct group *g)
 	strmap_release(&g->fuzzy);
 }
 
-static struct group *group_for(struct alike *a, int64_t rank, int64_t step)
+static struct group *group_for(struct alike *a, const struct leafrec *r)
 {
-	if (a->cur && a->cur->rank == rank && a->cur->step == step)
+	int64_t rank = r->rank, step = r->step;
+	int mode = r->exec_mode;
+	if (a->cur && a->cur->rank == rank && a->cur->step == step && a->cur->mode == mode)
 		return a->cur;
 	if (a->cur)
 		close_group(a->cur);
 	for (size_t i = 0; i < a->ngroups; i++)
-		if (a->groups[i].rank == rank && a->groups[i].step == step) {
+		if (a->groups[i].rank == rank && a->groups[i].step == step && a->groups[i].mode == mode) {
 			/* a group seen before and again (pairs not in group order): counted on */
 			a->cur = &a->groups[i];
 			return a->cur;
@@ -200,6 +203,7 @@ static struct group *group_for(struct alike *a, int64_t rank, int64_t step)
 	memset(a->cur, 0, sizeof(*a->cur));
 	a->cur->rank = rank;
 	a->cur->step = step;
+	a->cur->mode = mode;
 	return a->cur;
 }
 
@@ -324,7 +328,7 @@ static int check_frameworks(const struct leafrec *t, const struct leafrec *g, st
 int alike_target(struct alike *a, const struct leafrec *t, bool matched, const struct leafrec *g, bool marked,
 		 struct strbuf *err)
 {
-	struct group *gr = group_for(a, t->rank, t->step);
+	struct group *gr = group_for(a, t);
 	gr->targets++;
 	note_level(&gr->t, t);
 	if (marked)
@@ -343,7 +347,7 @@ int alike_target(struct alike *a, const struct leafrec *t, bool matched, const s
 
 void alike_golden_only(struct alike *a, const struct leafrec *g, bool marked)
 {
-	struct group *gr = a->cur ? a->cur : group_for(a, g->rank, g->step);
+	struct group *gr = a->cur ? a->cur : group_for(a, g);
 	note_level(&gr->g, g);
 	if (marked)
 		gr->marked = a->marked = true;
@@ -393,13 +397,19 @@ static bool below_guard(const struct group *g)
 	return !g->matched || g->matched * 2 < eligible(g);
 }
 
-static void add_rank_step(struct strbuf *out, int64_t rank, int64_t step)
+/* "rank R, step S"; in a folder of a graph/pynative root "graph/step S rank R", as probe-first(1) says it. */
+static void add_rank_step(struct strbuf *out, int mode, int64_t rank, int64_t step)
 {
+	if (mode) {
+		strbuf_addf(out, "%s/", leaf_exec_mode_names[mode]);
+		if (step >= 0)
+			strbuf_addf(out, "step%lld ", (long long)step);
+	}
 	if (rank < 0)
-		strbuf_addstr(out, "the target (no rank)");
+		strbuf_addstr(out, mode ? "(no rank)" : "the target (no rank)");
 	else
 		strbuf_addf(out, "rank %lld", (long long)rank);
-	if (step >= 0)
+	if (step >= 0 && !mode)
 		strbuf_addf(out, ", step %lld", (long long)step);
 }
 
@@ -483,7 +493,7 @@ static void likely_reasons(const struct group *g, struct strbuf *out)
 	strbuf_addstr(out, "different dump levels (L0, L1, mix) or scopes; steps or ranks paired wrongly");
 	if (g->golden_known) {
 		strbuf_addstr(out, " (this target ");
-		add_rank_step(out, g->rank, g->step);
+		add_rank_step(out, g->mode, g->rank, g->step);
 		strbuf_addstr(out, " was paired with golden ");
 		if (g->g_rank < 0)
 			strbuf_addstr(out, "(no rank)");
@@ -520,7 +530,7 @@ int alike_finish(struct alike *a, struct strbuf *err)
 				(unsigned long long)eligible(first));
 		return 0;
 	}
-	add_rank_step(err, first->rank, first->step);
+	add_rank_step(err, first->mode, first->rank, first->step);
 	strbuf_addf(err, ": only %llu of %llu target leaves (%u %%) have a golden partner", (unsigned long long)first->matched,
 		    (unsigned long long)eligible(first), percent(first->matched, eligible(first)));
 	if (first->g.n)
@@ -549,11 +559,11 @@ bool alike_partial(const struct alike *a)
 
 /* ---- reports ----------------------------------------------------------------------- */
 
-void alike_explain(const struct alike *a, int64_t rank, const char *indent, struct strbuf *out)
+void alike_explain(const struct alike *a, int mode, int64_t rank, const char *indent, struct strbuf *out)
 {
 	for (size_t i = 0; i < a->ngroups; i++) {
 		const struct group *g = &a->groups[i];
-		if (g->rank != rank)
+		if (g->rank != rank || g->mode != mode)
 			continue;
 		if (g->below)
 			strbuf_addf(out, "%sa partial comparison: %llu of %llu target leaves (%u %%) have a golden partner\n",
@@ -573,7 +583,7 @@ void alike_explain_all(const struct alike *a, struct strbuf *out)
 		const struct group *g = &a->groups[i];
 		if (!g->t.n && !g->g.n)
 			continue;
-		add_rank_step(out, g->rank, g->step);
+		add_rank_step(out, g->mode, g->rank, g->step);
 		strbuf_addf(out, ": %llu of %llu target leaves matched\n", (unsigned long long)g->matched,
 			    (unsigned long long)g->targets);
 		explain_group(g, "  ", out);

@@ -33,7 +33,8 @@
  *     a tool's --partial, or pairs marked "partial": true by
  *     probe-match --partial) passes, and the reports say it is partial.
  *
- * What is counted for the reports: per target rank and step, the target
+ * What is counted for the reports: per target rank and step (and folder,
+ * for the two of a MindSpore graph/pynative root: exec_mode), the target
  * leaves, those matched, those unmatched and the golden leaves nobody took,
  * each explained by class (alike_explain()): NPU-only APIs, entries msprobe
  * skips, names that differ only by the call index (--fuzzy pairs them),
@@ -117,10 +118,11 @@ bool alike_partial(const struct alike *a);
 /*
  * For reports, after alike_finish(): lines, each starting with indent,
  * that explain the unmatched and golden-only leaves of a target rank (all
- * its steps; rank -1: the leaves without a rank) by class.  Nothing when
- * there is nothing to explain.
+ * its steps; rank -1: the leaves without a rank) of a folder (mode, the
+ * exec_mode of leafrec.h; 0 for a dump of no graph/pynative folders) by
+ * class.  Nothing when there is nothing to explain.
  */
-void alike_explain(const struct alike *a, int64_t rank, const char *indent, struct strbuf *out);
+void alike_explain(const struct alike *a, int mode, int64_t rank, const char *indent, struct strbuf *out);
 /* For every target rank and step with leaves to explain, a line "rank R, step S:" and the explanation. */
 void alike_explain_all(const struct alike *a, struct strbuf *out);
 /* A line per tensor directory that pairs name and that does not exist, with the count of those pairs. */

@@ -1103,7 +1103,7 @@ static const char *structural_reason(struct consist_table *t, const struct row *
 		why = "other shapes after squeeze: the two sides hold different tensors here";
 	else if (!strncmp(tc.buf, "Identity", 8) && strncmp(gc.buf, "Identity", 8))
 		why = "the training module is an identity (its work is fused into the next module), the inference one is not";
-	else if (!strncmp(tc.buf, "TELayerNorm", 11) && !is_output)
+	else if (!strncmp(tc.buf, "TELayerNorm", 11) && !is_output && !strstr(gname, ".parameters."))
 		why = "TransformerEngine's linear normalises its input itself: the training input is before the norm, "
 		      "the inference one after it";
 	else if (t->backend == CONSIST_MEGATRON && (!strcmp(tc.buf, "MLP") || !strcmp(tc.buf, "SelfAttention")) &&

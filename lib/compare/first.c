@@ -115,15 +115,26 @@ int first_status(const struct first_stream *f)
 
 /* ---- ranks and operators ---------------------------------------------------- */
 
-static struct rank_state *rank_of(struct first_stream *f, int64_t rank)
+/*
+ * The state of a leaf's rank (of its folder, in a graph/pynative root);
+ * NULL, with the reason in err, for a leaf of such a root among leaves of
+ * another dump (or the other way round): nothing says how the two align.
+ */
+static struct rank_state *rank_of(struct first_stream *f, const struct leafrec *r, struct strbuf *err)
 {
 	for (size_t i = 0; i < f->nranks; i++)
-		if (f->ranks[i].rank == rank)
+		if (f->ranks[i].rank == r->rank && f->ranks[i].mode == r->exec_mode)
 			return &f->ranks[i];
+	if (f->nranks && !f->ranks[0].mode != !r->exec_mode) {
+		strbuf_addstr(err, "records of a graph/pynative root (\"exec_mode\") and of another dump in one stream: "
+				   "compare them apart");
+		return NULL;
+	}
 	ALLOC_GROW(f->ranks, f->nranks + 1, f->ranks_alloc);
 	struct rank_state *rs = &f->ranks[f->nranks++];
 	memset(rs, 0, sizeof(*rs));
-	rs->rank = rank;
+	rs->rank = r->rank;
+	rs->mode = r->exec_mode;
 	rs->inputs = INPUTS_SAME;
 	strbuf_init(&rs->ms_in, 0);
 	strbuf_init(&rs->ms_out, 0);
@@ -487,6 +498,7 @@ static void keep_finding(struct first_stream *f, struct rank_state *rs, const st
 			x->tensor_json = xstrdup(j->tensor.buf);
 	}
 	x->rank = rs->rank;
+	x->mode = rs->mode;
 	x->step = r->step;
 	x->seq = r->seq;
 	x->entry = span_dup(&r->f[LF_ENTRY]);
@@ -541,11 +553,15 @@ static int add_pair(struct first_stream *f, const char *line, size_t len, struct
 	}
 	if (!p.has_t) {
 		/* a golden leaf no target leaf took: its target rank's, counted, never a divergence */
-		(f->cur ? f->cur : rank_of(f, p.g.rank))->golden_only++;
+		if (!f->cur && !(f->cur = rank_of(f, &p.g, err)))
+			return -1;
+		f->cur->golden_only++;
 		alike_golden_only(f->alike, &p.g, p.partial);
 		return 0;
 	}
-	rs = f->cur = rank_of(f, p.t.rank);
+	rs = f->cur = rank_of(f, &p.t, err);
+	if (!rs)
+		return -1;
 	if (alike_target(f->alike, &p.t, p.has_g, p.has_g ? &p.g : NULL, p.partial, err) < 0)
 		return -1;
 	enter(f, rs, &p.t, NULL);
@@ -675,6 +691,7 @@ static void nonfinite_done(struct first_stream *f, struct rank_state *rs)
 	x->seq = b->seq;
 	memset(b, 0, sizeof(*b));
 	x->rank = rs->rank;
+	x->mode = rs->mode;
 	x->step = rs->step;
 	x->entry = xstrdup(rs->entry);
 	x->n = rs->nfound;
@@ -716,7 +733,9 @@ static int add_leaf(struct first_stream *f, const char *line, size_t len, struct
 		strbuf_release(&e2);
 		return -1;
 	}
-	rs = rank_of(f, r.rank);
+	rs = rank_of(f, &r, err);
+	if (!rs)
+		return -1;
 	enter(f, rs, &r, nonfinite_done);
 	rs->leaves++;
 	output = is_output_state(&r.f[LF_STATE]);
@@ -749,33 +768,45 @@ int first_add(struct first_stream *f, const char *line, size_t len, struct strbu
 
 /* ---- across ranks -------------------------------------------------------------- */
 
+/* By folder (none, graph, pynative), then by rank. */
 static int by_rank(const void *a, const void *b)
 {
 	const struct rank_state *x = a, *y = b;
+	if (x->mode != y->mode)
+		return (x->mode > y->mode) - (x->mode < y->mode);
 	return (x->rank > y->rank) - (x->rank < y->rank);
 }
 
+size_t first_folder_end(const struct first_stream *f, size_t i)
+{
+	size_t end = i;
+	while (end < f->nranks && f->ranks[end].mode == f->ranks[i].mode)
+		end++;
+	return end;
+}
+
 /*
- * The ranks that started it: of the ranks whose first finding was not
- * received through a communication operator, those that had started the
- * fewest of them (ties: all of them, independent starts).
+ * The ranks that started it, among the ranks [lo, hi) of one folder: of the
+ * ranks whose first finding was not received through a communication
+ * operator, those that had started the fewest of them (ties: all of them,
+ * independent starts).
  */
-static void decide_starters(struct first_stream *f)
+static void decide_starters(struct first_stream *f, size_t lo, size_t hi)
 {
 	uint64_t best = UINT64_MAX;
 	bool any_own = false;
-	for (size_t i = 0; i < f->nranks; i++) {
+	for (size_t i = lo; i < hi; i++) {
 		const struct rank_state *rs = &f->ranks[i];
 		if (!rs->nfound)
 			continue;
 		any_own |= !rs->found[0].received;
 	}
-	for (size_t i = 0; i < f->nranks; i++) {
+	for (size_t i = lo; i < hi; i++) {
 		const struct rank_state *rs = &f->ranks[i];
 		if (rs->nfound && (!any_own || !rs->found[0].received) && rs->found[0].comm_before < best)
 			best = rs->found[0].comm_before;
 	}
-	for (size_t i = 0; i < f->nranks; i++) {
+	for (size_t i = lo; i < hi; i++) {
 		struct rank_state *rs = &f->ranks[i];
 		if (rs->nfound && (!any_own || !rs->found[0].received) && rs->found[0].comm_before == best)
 			rs->found[0].started = true;
@@ -802,6 +833,13 @@ static int finish_ranks(struct first_stream *f, struct strbuf *err)
 	if (f->nranks)
 		qsort(f->ranks, f->nranks, sizeof(*f->ranks), by_rank);
 	f->finished = true;
+	if (f->opts.msprobe && f->nranks && f->ranks[0].mode) {
+		/* msprobe -da runs on each (folder, step) of such roots apart, into output/<folder>/<step>/ */
+		strbuf_addf(err, "--msprobe: msprobe analyses the graph/ and pynative/ folders of a root apart; "
+			    "choose one first, e.g. jq -c 'select(%s.exec_mode == \"graph\")'",
+			    f->opts.nonfinite ? "" : "(.t // .g)");
+		return -1;
+	}
 	if (f->opts.nonfinite) {
 		if (!leaves) {
 			strbuf_addstr(err, "no leaf records: nothing to look at");
@@ -822,7 +860,8 @@ static int finish_ranks(struct first_stream *f, struct strbuf *err)
 			    "(see the reason of each pair in probe-metric's records)", (unsigned long long)matched);
 		return -1;
 	}
-	decide_starters(f);
+	for (size_t i = 0; i < f->nranks; i = first_folder_end(f, i))
+		decide_starters(f, i, first_folder_end(f, i));
 	return 0;
 }
 
@@ -884,6 +923,10 @@ static void write_finding(const struct first_stream *f, const struct finding *x,
 	add_i64_or_null(out, x->rank);
 	strbuf_addstr(out, ",\"step\":");
 	add_i64_or_null(out, x->step);
+	if (x->mode) {
+		strbuf_addstr(out, ",\"exec_mode\":");
+		jsonw_str(out, leaf_exec_mode_names[x->mode]);
+	}
 	strbuf_addf(out, ",\"n\":%zu,\"role\":\"%s\"", x->n, first_role_name(f, x));
 	if (x->same_as)
 		strbuf_addf(out, ",\"same_as\":%zu", x->same_as);
@@ -919,6 +962,7 @@ void first_mark_at(const struct first_stream *f, size_t i, struct first_mark *m)
 		}
 		x = &f->ranks[r].found[i];
 		m->rank = x->rank;
+		m->mode = x->mode;
 		m->step = x->step;
 		m->seq = x->seq;
 		m->entry = x->entry;
@@ -941,6 +985,10 @@ static void write_summary(const struct first_stream *f, struct strbuf *out)
 		const struct rank_state *rs = &f->ranks[i];
 		strbuf_addstr(out, i ? ",{\"rank\":" : "{\"rank\":");
 		add_i64_or_null(out, rs->rank);
+		if (rs->mode) {
+			strbuf_addstr(out, ",\"exec_mode\":");
+			jsonw_str(out, leaf_exec_mode_names[rs->mode]);
+		}
 		if (f->opts.nonfinite)
 			strbuf_addf(out, ",\"leaves\":%llu,\"culprits\":%zu,\"propagators\":%llu",
 				    (unsigned long long)rs->leaves, rs->nfound, (unsigned long long)rs->propagators);
@@ -959,17 +1007,34 @@ static void write_summary(const struct first_stream *f, struct strbuf *out)
 			strbuf_addstr(out, "null");
 		strbuf_addch(out, '}');
 	}
-	strbuf_addstr(out, "],\"started_by\":[");
-	for (size_t i = 0; i < f->nranks; i++) {
-		const struct rank_state *rs = &f->ranks[i];
-		if (!rs->nfound || !rs->found[0].started)
-			continue;
-		if (!first)
-			strbuf_addch(out, ',');
-		add_i64_or_null(out, rs->rank);
-		first = false;
+	strbuf_addstr(out, "],\"started_by\":");
+	/* of a graph/pynative root, an object: each folder's own ranks that started it */
+	if (f->nranks && f->ranks[f->nranks - 1].mode)
+		strbuf_addch(out, '{');
+	for (size_t lo = 0, hi; lo < f->nranks; lo = hi) {
+		hi = first_folder_end(f, lo);
+		if (f->ranks[lo].mode) {
+			strbuf_addstr(out, lo ? "," : "");
+			jsonw_str(out, leaf_exec_mode_names[f->ranks[lo].mode]);
+			strbuf_addch(out, ':');
+		}
+		strbuf_addch(out, '[');
+		first = true;
+		for (size_t i = lo; i < hi; i++) {
+			const struct rank_state *rs = &f->ranks[i];
+			if (!rs->nfound || !rs->found[0].started)
+				continue;
+			if (!first)
+				strbuf_addch(out, ',');
+			add_i64_or_null(out, rs->rank);
+			first = false;
+		}
+		strbuf_addch(out, ']');
 	}
-	strbuf_addstr(out, "]");
+	if (!f->nranks)
+		strbuf_addstr(out, "[]");
+	else if (f->ranks[f->nranks - 1].mode)
+		strbuf_addch(out, '}');
 	if (!f->opts.nonfinite) {
 		uint64_t compared, total;
 		int status = first_status(f);
@@ -989,12 +1054,15 @@ bool first_rank_started(const struct rank_state *rs)
 
 void first_write_records(const struct first_stream *f, struct strbuf *out)
 {
-	/* the ranks that started it first: the first record is the answer */
-	for (int pass = 0; pass < 2; pass++)
-		for (size_t i = 0; i < f->nranks; i++)
-			if (first_rank_started(&f->ranks[i]) == !pass)
-				for (size_t k = 0; k < f->ranks[i].nfound; k++)
-					write_finding(f, &f->ranks[i].found[k], out);
+	/* the ranks that started it first: the first record is the answer (of its folder, in a graph/pynative root) */
+	for (size_t lo = 0, hi; lo < f->nranks; lo = hi) {
+		hi = first_folder_end(f, lo);
+		for (int pass = 0; pass < 2; pass++)
+			for (size_t i = lo; i < hi; i++)
+				if (first_rank_started(&f->ranks[i]) == !pass)
+					for (size_t k = 0; k < f->ranks[i].nfound; k++)
+						write_finding(f, &f->ranks[i].found[k], out);
+	}
 	write_summary(f, out);
 }
 

@@ -29,6 +29,11 @@
  * within it is counted, since a band wide enough to hide noise hides a
  * small first cause.
  *
+ * Folders: the graph/ and pynative/ folders of a MindSpore root (leafrec.h's
+ * exec_mode) are two runs, never one sequence: a rank of each is a rank of
+ * its own here, and each folder has its own ranks that started it and its
+ * own answer (graph's first, in the records and in the report).
+ *
  * Ranks: each rank's first divergence is placed among its communication
  * operators (comm.h): how many it had passed, and whether the difference
  * came out of one whose inputs were the same (received from a peer).
@@ -109,6 +114,7 @@ int first_status(const struct first_stream *f);
  */
 struct first_mark {
 	int64_t rank, step, seq;
+	int mode;               /* exec_mode (leafrec.h): its folder of a graph/pynative root, or 0 */
 	const char *entry, *leaf;
 	const char *role;       /* cause, propagated, received, same_tensor; culprit, enters (nonfinite) */
 	size_t n;               /* 1 for the first of its rank */
@@ -120,7 +126,9 @@ void first_mark_at(const struct first_stream *f, size_t i, struct first_mark *m)
  * The results: records (the pair, or leaf, with "first_divergence" /
  * "first_nonfinite"), then a summary.  The ranks that started it come
  * first (in numeric order), then the others (in numeric order); within a
- * rank, execution order: the first record is the answer.
+ * rank, execution order: the first record is the answer.  Of a
+ * graph/pynative root, folder by folder (graph, then pynative), each so
+ * ordered: the first record of each folder is that folder's answer.
  */
 void first_write_records(const struct first_stream *f, struct strbuf *out);
 /* The same for people. */

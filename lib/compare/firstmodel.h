@@ -20,6 +20,7 @@ struct finding {
 	char *verdict, *reason; /* ours, when worked out here (NULL: the record has them) */
 	char *tensor_json;      /* our tensor comparison as a "tensor" object, when worked out here */
 	int64_t rank, step, seq;
+	int mode;               /* its folder (exec_mode) */
 	char *entry, *name, *state;
 	size_t n;               /* 1 for the first on its rank */
 	bool cause;
@@ -50,8 +51,14 @@ struct ms_entry {
 	char *construct;        /* its module chain as JSON, when attached */
 };
 
+/*
+ * A rank, or in a MindSpore graph/pynative root a rank of one folder: the
+ * two folders are runs of their own (leafrec.h's exec_mode), never one
+ * sequence, and each has its own answer.
+ */
 struct rank_state {
 	int64_t rank;
+	int mode;                /* exec_mode: LEAF_EXEC_NONE, or its folder */
 	/* the operator being read */
 	char *entry;
 	int64_t step;
@@ -81,7 +88,7 @@ struct rank_state {
 struct first_stream {
 	struct first_options opts;
 	bool banded;
-	struct rank_state *ranks;
+	struct rank_state *ranks; /* after first_finish(): by folder (exec_mode), then rank */
 	size_t nranks, ranks_alloc;
 	bool md5;                /* msprobe's mode: md5 (for the -da rule) */
 	struct alike *alike;     /* the like-for-like check (two runs) */
@@ -94,6 +101,8 @@ struct first_stream {
 /* For the writers, from first.c. */
 /* The pairs compared (matched and readable) and all pairs, golden-only ones included, over the ranks. */
 void first_counts(const struct first_stream *f, uint64_t *compared, uint64_t *total);
+/* The ranks of the folder of ranks[i], after first_finish(): [i, end) (ranks[i] the folder's first). */
+size_t first_folder_end(const struct first_stream *f, size_t i);
 /* Whether the rank's first finding is one of those that started it (decided by first_finish()). */
 bool first_rank_started(const struct rank_state *rs);
 /* The finding's role as the records name it: cause, propagated, received, same_tensor; culprit or enters (--nonfinite). */

@@ -90,6 +90,34 @@ static void add_rank_label(struct strbuf *out, int64_t rank)
 		strbuf_addf(out, "rank %lld", (long long)rank);
 }
 
+/*
+ * Where a finding is: "rank 0, step 3", or in a folder of a graph/pynative
+ * root "graph/step3 rank 0" (ranks: a label of several ranks instead).
+ */
+static void add_where_label(struct strbuf *out, const struct finding *x, const char *ranks)
+{
+	if (x->mode) {
+		strbuf_addf(out, "%s/", leaf_exec_mode_names[x->mode]);
+		if (x->step >= 0)
+			strbuf_addf(out, "step%lld ", (long long)x->step);
+	}
+	if (ranks)
+		strbuf_addstr(out, ranks);
+	else
+		add_rank_label(out, x->rank);
+	if (x->step >= 0 && !x->mode)
+		strbuf_addf(out, ", step %lld", (long long)x->step);
+}
+
+/* " in graph/" for the ranks [lo, ...) of a folder of a graph/pynative root; "" for a dump of none. */
+static const char *in_folder(const struct first_stream *f, size_t lo, char buf[24])
+{
+	if (lo >= f->nranks || !f->ranks[lo].mode)
+		return "";
+	snprintf(buf, 24, " in %s/", leaf_exec_mode_names[f->ranks[lo].mode]);
+	return buf;
+}
+
 /* "FILE:LINE in FUNCTION: CODE", the user's line probe-stack attached ("" when none). */
 static void where_text(const struct finding *x, struct strbuf *out)
 {
@@ -185,12 +213,7 @@ static void write_finding_text(const struct first_stream *f, const struct rank_s
 			       const char *ranks, struct strbuf *out, struct strbuf *sb)
 {
 	strbuf_addch(out, '\n');
-	if (ranks)
-		strbuf_addstr(out, ranks);
-	else
-		add_rank_label(out, x->rank);
-	if (x->step >= 0)
-		strbuf_addf(out, ", step %lld", (long long)x->step);
+	add_where_label(out, x, ranks);
 	strbuf_addf(out, ": %s #%zu%s\n", f->opts.nonfinite ? "first inf/nan" : "divergence", x->n,
 		    x->started ? " (this rank started it)" : ranks ? " (received alike; the numbers are the first rank's)" : "");
 	strbuf_addstr(out, "  entry    ");
@@ -212,13 +235,16 @@ static void write_finding_text(const struct first_stream *f, const struct rank_s
 	add_frames(out, x);
 }
 
-/* The ranks (from i on) whose first finding is received through the same entry as rank i's, as "ranks 0, 1, 3". */
+/*
+ * The ranks (from i on, in its folder) whose first finding is received through the same entry as rank i's,
+ * as "ranks 0, 1, 3".
+ */
 static size_t received_alike(const struct first_stream *f, size_t i, bool *taken, struct strbuf *label)
 {
 	const struct finding *x = &f->ranks[i].found[0];
-	size_t n = 0;
+	size_t n = 0, end = first_folder_end(f, i);
 	strbuf_reset(label);
-	for (size_t k = i; k < f->nranks; k++) {
+	for (size_t k = i; k < end; k++) {
 		const struct rank_state *rs = &f->ranks[k];
 		if (taken[k] || !rs->nfound || first_rank_started(rs) || strcmp(rs->found[0].entry, x->entry) ||
 		    rs->found[0].received != x->received || strcmp(rs->found[0].name, x->name))
@@ -244,23 +270,35 @@ static void write_rank_tail(const struct first_stream *f, const struct rank_stat
 		strbuf_addf(out, "  then     %llu operators fed by inf/nan passed it on\n",
 			    (unsigned long long)rs->propagators);
 	if (!f->opts.nonfinite)
-		alike_explain(f->alike, rs->rank, "  note     ", out);
+		alike_explain(f->alike, rs->mode, rs->rank, "  note     ", out);
+}
+
+/* first_counts() over the ranks [lo, hi). */
+static void range_counts(const struct first_stream *f, size_t lo, size_t hi, uint64_t *compared, uint64_t *total)
+{
+	*compared = *total = 0;
+	for (size_t i = lo; i < hi; i++) {
+		const struct rank_state *rs = &f->ranks[i];
+		*total += rs->pairs + rs->golden_only;
+		*compared += rs->pairs - rs->unmatched - rs->unreadable;
+	}
 }
 
 /*
  * "incomplete: N of M pairs compared; not compared: ..." (head: what starts
- * it; NULL: the counts only, the line before said them), the directories
- * not there, the task note.
+ * it; NULL: the counts only, the line before said them) of the ranks [lo,
+ * hi) (a folder's, or all), then, after the last rank, the directories not
+ * there and the task note.
  */
-static void write_completeness(const struct first_stream *f, const char *indent, const char *head,
-			       struct strbuf *out)
+static void write_completeness(const struct first_stream *f, size_t lo, size_t hi, const char *indent,
+			       const char *head, struct strbuf *out)
 {
 	uint64_t compared, total, unmatched = 0, golden_only = 0, unreadable = 0;
 	struct strbuf note = STRBUF_INIT;
 	if (f->opts.nonfinite)
 		return;
-	first_counts(f, &compared, &total);
-	for (size_t i = 0; i < f->nranks; i++) {
+	range_counts(f, lo, hi, &compared, &total);
+	for (size_t i = lo; i < hi; i++) {
 		unmatched += f->ranks[i].unmatched;
 		golden_only += f->ranks[i].golden_only;
 		unreadable += f->ranks[i].unreadable;
@@ -276,6 +314,10 @@ static void write_completeness(const struct first_stream *f, const char *indent,
 			strbuf_addstr(out, " (accepted as a partial comparison)");
 		strbuf_addch(out, '\n');
 	}
+	if (hi < f->nranks) {
+		strbuf_release(&note);
+		return;
+	}
 	alike_missing_dirs(f->alike, indent, out);
 	alike_tasks_note(f->alike, &note);
 	if (note.len)
@@ -283,34 +325,36 @@ static void write_completeness(const struct first_stream *f, const char *indent,
 	strbuf_release(&note);
 }
 
-/* The answer first: who started it, where, what it is, the user's line; the other ranks in a line each. */
-static void write_lead(const struct first_stream *f, struct strbuf *out, struct strbuf *sb)
+/*
+ * The answer first, for the ranks [lo, hi) (all, or a folder's): who started
+ * it, where, what it is, the user's line; the other ranks in a line each.
+ */
+static void write_lead(const struct first_stream *f, size_t lo, size_t hi, struct strbuf *out, struct strbuf *sb)
 {
-	size_t with = 0, starters = 0;
+	size_t with = 0, starters = 0, nranks = hi - lo;
 	bool *taken = xcalloc(f->nranks + 1, sizeof(*taken));
 	struct strbuf label = STRBUF_INIT;
-	for (size_t i = 0; i < f->nranks; i++) {
+	char fb[24];
+	for (size_t i = lo; i < hi; i++) {
 		with += f->ranks[i].nfound > 0;
 		starters += first_rank_started(&f->ranks[i]);
 	}
-	strbuf_addf(out, "%s on %zu of %zu rank%s; started on ", f->opts.nonfinite ? "inf/nan" : "divergence", with,
-		    f->nranks, f->nranks == 1 ? "" : "s");
-	for (size_t i = 0, k = 0; i < f->nranks; i++)
+	strbuf_addf(out, "%s%s on %zu of %zu rank%s; started on ", f->opts.nonfinite ? "inf/nan" : "divergence",
+		    in_folder(f, lo, fb), with, nranks, nranks == 1 ? "" : "s");
+	for (size_t i = lo, k = 0; i < hi; i++)
 		if (first_rank_started(&f->ranks[i])) {
 			strbuf_addstr(out, k++ ? ", " : "");
 			add_rank_label(out, f->ranks[i].rank);
 		}
 	strbuf_addstr(out, starters > 1 ? " (independently)\n" : "\n");
-	for (size_t i = 0; i < f->nranks; i++) {
+	for (size_t i = lo; i < hi; i++) {
 		const struct finding *x;
 		if (!first_rank_started(&f->ranks[i]))
 			continue;
 		x = &f->ranks[i].found[0];
 		taken[i] = true;
 		strbuf_addstr(out, "  ");
-		add_rank_label(out, x->rank);
-		if (x->step >= 0)
-			strbuf_addf(out, ", step %lld", (long long)x->step);
+		add_where_label(out, x, NULL);
 		strbuf_addstr(out, ": ");
 		leaf_label(x, out, sb);
 		strbuf_addf(out, "\n    %s\n", x->why);
@@ -318,7 +362,7 @@ static void write_lead(const struct first_stream *f, struct strbuf *out, struct 
 		if (sb->len)
 			strbuf_addf(out, "    at %s\n", sb->buf);
 	}
-	for (size_t i = 0; i < f->nranks; i++) {
+	for (size_t i = lo; i < hi; i++) {
 		const struct finding *x;
 		size_t n;
 		if (taken[i] || !f->ranks[i].nfound)
@@ -336,38 +380,41 @@ static void write_lead(const struct first_stream *f, struct strbuf *out, struct 
 		strbuf_addch(out, '\n');
 	}
 	strbuf_reset(&label);
-	for (size_t i = 0, n = 0; i < f->nranks; i++)
+	for (size_t i = lo, n = 0; i < hi; i++)
 		if (!f->ranks[i].nfound) {
 			strbuf_addstr(&label, n++ ? ", " : "");
 			add_rank_label(&label, f->ranks[i].rank);
 		}
 	if (label.len)
 		strbuf_addf(out, "  no %s on %s\n", f->opts.nonfinite ? "inf/nan" : "divergence", label.buf);
-	write_completeness(f, "  ", "incomplete: ", out);
+	write_completeness(f, lo, hi, "  ", "incomplete: ", out);
 	strbuf_release(&label);
 	free(taken);
 }
 
 static void write_report_text(const struct first_stream *f, struct strbuf *out);
 
-static void write_nothing_found(const struct first_stream *f, struct strbuf *out)
+/* Nothing found in the ranks [lo, hi) (all, or a folder's). */
+static void write_nothing_found(const struct first_stream *f, size_t lo, size_t hi, struct strbuf *out)
 {
 	uint64_t compared, total;
+	size_t nranks = hi - lo;
+	char fb[24];
 	if (f->opts.nonfinite) {
-		strbuf_addf(out, "no inf or nan in %zu rank%s\n", f->nranks, f->nranks == 1 ? "" : "s");
+		strbuf_addf(out, "no inf or nan%s in %zu rank%s\n", in_folder(f, lo, fb), nranks, nranks == 1 ? "" : "s");
 		return;
 	}
-	first_counts(f, &compared, &total);
+	range_counts(f, lo, hi, &compared, &total);
 	if (compared == total)
-		strbuf_addf(out, "no divergence: all %llu pairs of %zu rank%s compared, and the same\n",
-			    (unsigned long long)total, f->nranks, f->nranks == 1 ? "" : "s");
+		strbuf_addf(out, "no divergence%s: all %llu pairs of %zu rank%s compared, and the same\n",
+			    in_folder(f, lo, fb), (unsigned long long)total, nranks, nranks == 1 ? "" : "s");
 	else
-		strbuf_addf(out, "%s: %llu of %llu pairs compared, and no divergence in them\n",
+		strbuf_addf(out, "%s%s: %llu of %llu pairs compared, and no divergence in them\n",
 			    alike_accepted(f->alike) ? "no divergence in a partial comparison" : "incomplete",
-			    (unsigned long long)compared, (unsigned long long)total);
-	write_completeness(f, "  ", NULL, out);
-	for (size_t i = 0; i < f->nranks; i++)
-		alike_explain(f->alike, f->ranks[i].rank, "  note     ", out);
+			    in_folder(f, lo, fb), (unsigned long long)compared, (unsigned long long)total);
+	write_completeness(f, lo, hi, "  ", NULL, out);
+	for (size_t i = lo; i < hi; i++)
+		alike_explain(f->alike, f->ranks[i].mode, f->ranks[i].rank, "  note     ", out);
 }
 
 /*
@@ -383,19 +430,23 @@ void first_write_text(const struct first_stream *f, struct strbuf *out)
 	text_escape_tail(out, start, TEXT_KEEP_NL);
 }
 
-static void write_report_text(const struct first_stream *f, struct strbuf *out)
+/* The report of the ranks [lo, hi): all of them, or a folder's of a graph/pynative root. */
+static void write_folder_text(const struct first_stream *f, size_t lo, size_t hi, struct strbuf *out)
 {
 	struct strbuf sb = STRBUF_INIT, label = STRBUF_INIT, header = STRBUF_INIT;
 	bool *taken;
-	if (!f->found) {
-		write_nothing_found(f, out);
+	bool found = false;
+	for (size_t i = lo; i < hi; i++)
+		found |= f->ranks[i].nfound > 0;
+	if (!found) {
+		write_nothing_found(f, lo, hi, out);
 		return;
 	}
-	write_lead(f, out, &sb);
+	write_lead(f, lo, hi, out, &sb);
 	/* the details: the ranks that started it, then the others; with -n 1 the ranks that received alike once */
 	taken = xcalloc(f->nranks + 1, sizeof(*taken));
 	for (int pass = 0; pass < 2; pass++)
-		for (size_t i = 0; i < f->nranks; i++) {
+		for (size_t i = lo; i < hi; i++) {
 			const struct rank_state *rs = &f->ranks[i];
 			const char *ranks = NULL;
 			if (taken[i] || first_rank_started(rs) != !pass)
@@ -417,3 +468,17 @@ static void write_report_text(const struct first_stream *f, struct strbuf *out)
 	strbuf_release(&header);
 }
 
+/* Folder by folder (graph, then pynative) for a graph/pynative root: each its own answer; all at once otherwise. */
+static void write_report_text(const struct first_stream *f, struct strbuf *out)
+{
+	if (!f->nranks) {
+		write_nothing_found(f, 0, 0, out);
+		return;
+	}
+	for (size_t lo = 0, hi; lo < f->nranks; lo = hi) {
+		hi = first_folder_end(f, lo);
+		if (lo)
+			strbuf_addch(out, '\n');
+		write_folder_text(f, lo, hi, out);
+	}
+}

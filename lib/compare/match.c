@@ -57,6 +57,7 @@ struct gleaf {
 
 struct ggroup {
 	int64_t step, rank;
+	int mode;                /* exec_mode (leafrec.h): the folder of a graph/pynative root, or none */
 	const char *head, *tail; /* what its records repeat (store), NULL until the first */
 	uint32_t head_len, tail_len;
 	uint32_t first, count; /* leaves [first, first + count) */
@@ -102,10 +103,12 @@ struct loader {
 	struct strmap dtypes;  /* interned dtype cells */
 };
 
-/* The target side's current (step, rank) and what it pairs with. */
+/* The target side's current (mode, step, rank) and what it pairs with. */
 struct tgroup {
 	bool started;
+	bool skip;            /* a folder the golden side does not have: its leaves are passed over */
 	int64_t step, rank;
+	int mode;
 	uint32_t golden;      /* group index */
 	uint64_t gen;         /* pairing generation */
 	struct strmap occurrences; /* fuzzy: occurrences of each name in this group */
@@ -132,8 +135,13 @@ struct matcher {
 	struct tgroup cur;
 	uint64_t gen;
 	uint32_t hint;        /* the leaf after the last one found: golden dumps mostly follow the target's order */
-	int64_t *target_ranks; /* ranks seen, in order, for by-position pairing */
-	size_t ntarget_ranks, target_ranks_alloc;
+	struct tranks {       /* ranks seen in each folder, in order, for by-position pairing */
+		int64_t *v;
+		size_t nr, alloc;
+	} target_ranks[LEAF_EXEC_NMODES];
+	bool target_modes[LEAF_EXEC_NMODES]; /* the folders the target records came from */
+	bool mode_passed_over[LEAF_EXEC_NMODES]; /* a target folder without a golden one */
+	struct strbuf target_root;           /* the target's graph/pynative root, from its first record there */
 	struct strbuf scratch, scratch2;
 	struct strbuf key_json; /* the current target leaf's displayed key (JSON) */
 	struct match_stats stats;
@@ -184,7 +192,9 @@ void matcher_free(struct matcher *m)
 	free(m->leaves);
 	free(m->groups);
 	free(m->table);
-	free(m->target_ranks);
+	for (int i = 0; i < LEAF_EXEC_NMODES; i++)
+		free(m->target_ranks[i].v);
+	strbuf_release(&m->target_root);
 	strmap_release(&m->golden_occ);
 	strmap_release(&m->cur.occurrences);
 	yamlmap_release(&m->cur.derived);
@@ -286,13 +296,13 @@ static uint64_t key_hash(const char *key, size_t len, uint32_t group)
 /* ---- golden index ---------------------------------------------------------- */
 
 /* Under the lock.  A new group starts at the end of the published leaves. */
-static uint32_t group_of(struct matcher *m, int64_t step, int64_t rank)
+static uint32_t group_of(struct matcher *m, int mode, int64_t step, int64_t rank)
 {
 	for (size_t i = m->ngroups; i-- > 0;)
-		if (m->groups[i].step == step && m->groups[i].rank == rank)
+		if (m->groups[i].step == step && m->groups[i].rank == rank && m->groups[i].mode == mode)
 			return (uint32_t)i;
 	ALLOC_GROW(m->groups, m->ngroups + 1, m->groups_alloc);
-	m->groups[m->ngroups] = (struct ggroup){ .step = step, .rank = rank, .first = (uint32_t)m->nleaves };
+	m->groups[m->ngroups] = (struct ggroup){ .step = step, .rank = rank, .mode = mode, .first = (uint32_t)m->nleaves };
 	return (uint32_t)m->ngroups++;
 }
 
@@ -378,8 +388,8 @@ static int publish(struct matcher *m, struct strbuf *err)
 	return ret;
 }
 
-/* The loader moves on to the golden leaves of (step, rank). */
-static int switch_group(struct matcher *m, int64_t step, int64_t rank, struct strbuf *err)
+/* The loader moves on to the golden leaves of (mode, step, rank). */
+static int switch_group(struct matcher *m, int mode, int64_t step, int64_t rank, struct strbuf *err)
 {
 	struct loader *l = &m->load;
 	uint32_t g;
@@ -389,10 +399,10 @@ static int switch_group(struct matcher *m, int64_t step, int64_t rank, struct st
 	pthread_mutex_lock(&l->lock);
 	if (l->have_group)
 		m->groups[l->group].complete = true;
-	g = group_of(m, step, rank);
+	g = group_of(m, mode, step, rank);
 	if (m->groups[g].first + m->groups[g].count != m->nleaves) {
-		strbuf_addf(err, "the golden records of rank %lld, step %lld are not together", (long long)rank,
-			    (long long)step);
+		strbuf_addf(err, "the golden records of rank %lld, step %lld%s%s are not together", (long long)rank,
+			    (long long)step, mode ? " in the folder " : "", mode ? leaf_exec_mode_names[mode] : "");
 		ret = -1;
 	}
 	l->group = g;
@@ -557,8 +567,9 @@ static int add_golden(struct matcher *m, const char *text, size_t len, const str
 		strbuf_addstr(err, "more than 4 billion golden leaves");
 		return -1;
 	}
-	if ((!l->have_group || m->groups[l->group].step != rp->step || m->groups[l->group].rank != rp->rank) &&
-	    switch_group(m, rp->step, rp->rank, err) < 0)
+	if ((!l->have_group || m->groups[l->group].step != rp->step || m->groups[l->group].rank != rp->rank ||
+	     m->groups[l->group].mode != rp->exec_mode) &&
+	    switch_group(m, rp->exec_mode, rp->step, rp->rank, err) < 0)
 		return -1;
 
 	g = &l->batch[l->nbatch];
@@ -715,14 +726,15 @@ static void *loader_main(void *arg)
 	return NULL;
 }
 
-/* Each (step, rank) from one dump file, so that no golden key can repeat: loading may overlap. */
+/* Each (mode, step, rank) from one dump file, so that no golden key can repeat: loading may overlap. */
 static bool may_overlap(const struct dump_list *list)
 {
 	for (size_t i = 0; i < list->nr; i++) {
 		if (list->v[i].debug || list->v[i].csv)
 			return false;
 		for (size_t j = 0; j < i; j++)
-			if (list->v[j].rank == list->v[i].rank && list->v[j].step == list->v[i].step)
+			if (list->v[j].rank == list->v[i].rank && list->v[j].step == list->v[i].step &&
+			    list->v[j].exec_mode == list->v[i].exec_mode)
 				return false;
 	}
 	return true;
@@ -790,19 +802,27 @@ static int wait_for_all(struct matcher *m, struct strbuf *err)
 
 /* ---- pairing ranks -------------------------------------------------------- */
 
-static bool single_step(const struct matcher *m)
+/* Whether the golden groups of a folder (mode) are all of one step. */
+static bool single_step(const struct matcher *m, int mode)
 {
-	for (size_t i = 1; i < m->ngroups; i++)
-		if (m->groups[i].step != m->groups[0].step)
+	int64_t step = -1;
+	bool seen = false;
+	for (size_t i = 0; i < m->ngroups; i++) {
+		if (m->groups[i].mode != mode)
+			continue;
+		if (seen && m->groups[i].step != step)
 			return false;
+		step = m->groups[i].step;
+		seen = true;
+	}
 	return true;
 }
 
-static void add_rank_list(struct strbuf *out, const struct matcher *m, int64_t step, bool any_step)
+static void add_rank_list(struct strbuf *out, const struct matcher *m, int mode, int64_t step, bool any_step)
 {
 	bool first = true;
 	for (size_t i = 0; i < m->ngroups; i++) {
-		if (!any_step && m->groups[i].step != step)
+		if (m->groups[i].mode != mode || (!any_step && m->groups[i].step != step))
 			continue;
 		strbuf_addstr(out, first ? "" : ", ");
 		if (m->groups[i].rank < 0)
@@ -821,42 +841,109 @@ static const char *rank_text(int64_t rank, char buf[24])
 	return buf;
 }
 
-/* The golden group the target's (step, rank) pairs with. */
-static int pair_group(struct matcher *m, int64_t step, int64_t rank, uint32_t *out, struct strbuf *err)
+/* " in graph/" for a folder of a graph/pynative root, "" otherwise: where a message's rank is. */
+static const char *in_folder(int mode, char buf[24])
 {
-	bool any_step = single_step(m);
+	if (!mode)
+		return "";
+	snprintf(buf, 24, " in %s/", leaf_exec_mode_names[mode]);
+	return buf;
+}
+
+/* The golden side's folders, as "graph/ and pynative/" ("" when it has none). */
+static void add_golden_modes(struct strbuf *out, const struct matcher *m)
+{
+	bool has[LEAF_EXEC_NMODES] = { false };
+	size_t n = 0;
+	for (size_t i = 0; i < m->ngroups; i++)
+		has[m->groups[i].mode] = true;
+	for (int k = 1; k < LEAF_EXEC_NMODES; k++)
+		if (has[k])
+			strbuf_addf(out, "%s%s/", n++ ? " and " : "", leaf_exec_mode_names[k]);
+}
+
+static bool golden_has_mode(const struct matcher *m, int mode)
+{
+	for (size_t i = 0; i < m->ngroups; i++)
+		if (m->groups[i].mode == mode)
+			return true;
+	return false;
+}
+
+/* What the messages call the target's graph/pynative root. */
+static const char *target_root(const struct matcher *m)
+{
+	return m->target_root.len ? m->target_root.buf : "the target";
+}
+
+/*
+ * A target folder the golden side does not have (both are graph/pynative
+ * roots): its leaves are passed over, and matcher_finish() says so; 1.
+ * A graph/pynative root against a dump that is not one: -1 with the reason
+ * in err.  0 when the golden side has the folder.
+ */
+static int check_folder(struct matcher *m, int mode, struct strbuf *err)
+{
+	bool golden_modes = false;
+	if (golden_has_mode(m, mode))
+		return 0;
+	for (size_t i = 0; i < m->ngroups; i++)
+		golden_modes |= m->groups[i].mode != LEAF_EXEC_NONE;
+	if (mode && !golden_modes) {
+		strbuf_addf(err, "the target records come from the %s/ folder of a graph/pynative root (%s) and the golden "
+			    "side %s is not such a root: compare two such roots, or a folder with a dump (%s/%s)",
+			    leaf_exec_mode_names[mode], target_root(m), m->load.operand, target_root(m),
+			    leaf_exec_mode_names[mode]);
+		return -1;
+	}
+	if (!mode) {
+		strbuf_addf(err, "the golden side %s is a graph/pynative root (", m->load.operand);
+		add_golden_modes(err, m);
+		strbuf_addstr(err, ") and the target records are not from one: compare two such roots, or name the "
+				   "golden folder to compare with");
+		return -1;
+	}
+	m->mode_passed_over[mode] = true;
+	return 1;
+}
+
+/* The golden group the target's (mode, step, rank) pairs with: within the target's folder only. */
+static int pair_group(struct matcher *m, int mode, int64_t step, int64_t rank, uint32_t *out, struct strbuf *err)
+{
+	bool any_step = single_step(m, mode);
 	size_t candidates = 0;
 	uint32_t only = 0;
-	char b1[24], b2[24];
+	char b1[24], b2[24], f[24];
 
 	if (m->opts.ranks_by_position) {
 		/* the k-th target rank (in order of appearance) with the k-th golden rank */
+		struct tranks *tr = &m->target_ranks[mode];
 		size_t k;
-		for (k = 0; k < m->ntarget_ranks && m->target_ranks[k] != rank; k++)
+		for (k = 0; k < tr->nr && tr->v[k] != rank; k++)
 			;
-		if (k == m->ntarget_ranks) {
-			if (k && rank < m->target_ranks[k - 1]) {
-				strbuf_addf(err, "--ranks-by-position needs the target ranks in order; rank %s comes after %s",
-					    rank_text(rank, b1), rank_text(m->target_ranks[k - 1], b2));
+		if (k == tr->nr) {
+			if (k && rank < tr->v[k - 1]) {
+				strbuf_addf(err, "--ranks-by-position needs the target ranks in order; rank %s comes after %s%s",
+					    rank_text(rank, b1), rank_text(tr->v[k - 1], b2), in_folder(mode, f));
 				return -1;
 			}
-			ALLOC_GROW(m->target_ranks, m->ntarget_ranks + 1, m->target_ranks_alloc);
-			m->target_ranks[m->ntarget_ranks++] = rank;
+			ALLOC_GROW(tr->v, tr->nr + 1, tr->alloc);
+			tr->v[tr->nr++] = rank;
 		}
 		for (size_t i = 0, seen = 0; i < m->ngroups; i++) {
-			if (!any_step && m->groups[i].step != step)
+			if (m->groups[i].mode != mode || (!any_step && m->groups[i].step != step))
 				continue;
 			if (seen++ == k) {
 				*out = (uint32_t)i;
 				return 0;
 			}
 		}
-		strbuf_addf(err, "target rank %s is the %zu%s rank, and the golden side has fewer", rank_text(rank, b1),
-			    k + 1, k == 0 ? "st" : k == 1 ? "nd" : k == 2 ? "rd" : "th");
+		strbuf_addf(err, "target rank %s%s is the %zu%s rank, and the golden side has fewer", rank_text(rank, b1),
+			    in_folder(mode, f), k + 1, k == 0 ? "st" : k == 1 ? "nd" : k == 2 ? "rd" : "th");
 		return -1;
 	}
 	for (size_t i = 0; i < m->ngroups; i++) {
-		if (!any_step && m->groups[i].step != step)
+		if (m->groups[i].mode != mode || (!any_step && m->groups[i].step != step))
 			continue;
 		candidates++;
 		only = (uint32_t)i;
@@ -871,11 +958,13 @@ static int pair_group(struct matcher *m, int64_t step, int64_t rank, uint32_t *o
 		return 0;
 	}
 	if (!candidates) {
-		strbuf_addf(err, "target step %lld has no golden counterpart (golden steps differ)", (long long)step);
+		strbuf_addf(err, "target step %lld%s has no golden counterpart (golden steps differ)", (long long)step,
+			    in_folder(mode, f));
 		return -1;
 	}
-	strbuf_addf(err, "target rank %s has no golden counterpart (golden ranks: ", rank_text(rank, b1));
-	add_rank_list(err, m, step, any_step);
+	strbuf_addf(err, "target rank %s%s has no golden counterpart (golden ranks: ", rank_text(rank, b1),
+		    in_folder(mode, f));
+	add_rank_list(err, m, mode, step, any_step);
 	strbuf_addstr(err, "); --ranks-by-position pairs them by position, as msprobe does");
 	return -1;
 }
@@ -935,14 +1024,18 @@ static int flush_golden_only(struct matcher *m, struct strbuf *out, struct strbu
 	return 0;
 }
 
-/* Under the lock: the golden group of (step, rank), as soon as the loader has it. */
-static int find_group(struct matcher *m, int64_t step, int64_t rank, uint32_t *out, struct strbuf *err)
+/*
+ * Under the lock: the golden group of (mode, step, rank), as soon as the
+ * loader has it; 1 when the golden side has no such folder (check_folder()).
+ */
+static int find_group(struct matcher *m, int mode, int64_t step, int64_t rank, uint32_t *out, struct strbuf *err)
 {
+	int ret;
 	for (;;) {
-		/* the same step and rank is what pair_group() would choose once everything is loaded */
+		/* the same folder, step and rank is what pair_group() would choose once everything is loaded */
 		if (!m->opts.ranks_by_position)
 			for (size_t i = 0; i < m->ngroups; i++)
-				if (m->groups[i].step == step && m->groups[i].rank == rank) {
+				if (m->groups[i].step == step && m->groups[i].rank == rank && m->groups[i].mode == mode) {
 					*out = (uint32_t)i;
 					return 0;
 				}
@@ -955,27 +1048,43 @@ static int find_group(struct matcher *m, int64_t step, int64_t rank, uint32_t *o
 		strbuf_addbuf(err, &m->load.err);
 		return GOLDEN_FAILED;
 	}
-	return pair_group(m, step, rank, out, err);
+	ret = check_folder(m, mode, err);
+	if (ret)
+		return ret < 0 ? GOLDEN_FAILED : 1;
+	return pair_group(m, mode, step, rank, out, err);
 }
 
-static int start_group(struct matcher *m, int64_t step, int64_t rank, struct strbuf *out, struct strbuf *err)
+/* The target's graph/pynative root, for messages: from the first record of a folder that names its dump. */
+static void note_target_root(struct matcher *m, const struct leafrec *r)
+{
+	m->target_modes[r->exec_mode] = true;
+	if (!r->exec_mode || m->target_root.len || r->f[LF_DUMP].kind != SPAN_STRING)
+		return;
+	leafrec_str(r, LF_DUMP, &m->scratch);
+	layout_mode_root(m->scratch.buf, &m->target_root);
+}
+
+static int start_group(struct matcher *m, const struct leafrec *r, struct strbuf *out, struct strbuf *err)
 {
 	uint32_t g = 0;
 	int ret;
-	if (m->cur.started && m->cur.step == step && m->cur.rank == rank)
+	if (m->cur.started && m->cur.step == r->step && m->cur.rank == r->rank && m->cur.mode == r->exec_mode)
 		return 0;
+	note_target_root(m, r);
 	pthread_mutex_lock(&m->load.lock);
-	ret = flush_golden_only(m, out, err);
+	ret = m->cur.skip ? 0 : flush_golden_only(m, out, err);
 	if (!ret)
-		ret = find_group(m, step, rank, &g, err);
+		ret = find_group(m, r->exec_mode, r->step, r->rank, &g, err);
 	if (!ret)
 		m->groups[g].paired = true;
 	pthread_mutex_unlock(&m->load.lock);
 	if (ret < 0)
 		return ret;
+	m->cur.skip = ret == 1;
 	m->cur.started = true;
-	m->cur.step = step;
-	m->cur.rank = rank;
+	m->cur.step = r->step;
+	m->cur.rank = r->rank;
+	m->cur.mode = r->exec_mode;
 	m->cur.golden = g;
 	m->cur.gen = ++m->gen;
 	m->cur.pair_checked = false;
@@ -1144,7 +1253,8 @@ static const char *golden_dump_of(const struct matcher *m, uint32_t g)
 	if (m->load.records_file)
 		return NULL;
 	for (size_t i = 0; i < m->load.list.nr; i++)
-		if (m->load.list.v[i].step == gr->step && m->load.list.v[i].rank == gr->rank)
+		if (m->load.list.v[i].step == gr->step && m->load.list.v[i].rank == gr->rank &&
+		    m->load.list.v[i].exec_mode == gr->mode)
 			return m->load.list.v[i].path;
 	return m->load.list.nr == 1 ? m->load.list.v[0].path : NULL;
 }
@@ -1159,6 +1269,8 @@ static int save_derived(const struct matcher *m, struct strbuf *err)
 	int ret = 0;
 	strftime(ts, sizeof(ts), "%Y%m%d%H%M%S", localtime(&now));
 	strbuf_addf(&path, "%s/data_mapping", m->opts.save_mapping);
+	if (m->cur.mode)
+		strbuf_addf(&path, "_%s", leaf_exec_mode_names[m->cur.mode]);
 	if (m->cur.step >= 0)
 		strbuf_addf(&path, "_step%lld", (long long)m->cur.step);
 	if (m->cur.rank >= 0)
@@ -1220,9 +1332,13 @@ static int add_target(struct matcher *m, const char *line, size_t len, struct st
 			strbuf_addstr(err, " (this looks like a dump: probe-flatten DUMP | probe-match GOLDEN)");
 		return -1;
 	}
-	int ret = start_group(m, r.step, r.rank, out, err);
+	int ret = start_group(m, &r, out, err);
 	if (ret < 0)
 		return ret;
+	if (m->cur.skip) {
+		m->stats.passed_over++;
+		return 0;
+	}
 	if (m->opts.layer_rules && m->cur.derived_gen != m->cur.gen && derive_layer_mapping(m, &r, err) < 0)
 		return GOLDEN_FAILED;
 	if (m->opts.api_user && !m->golden_apis_ready && index_golden_apis(m, err) < 0)
@@ -1284,20 +1400,43 @@ static int matcher_finish(struct matcher *m, struct strbuf *out, struct strbuf *
 	int ret;
 	pthread_mutex_lock(&m->load.lock);
 	ret = wait_for_all(m, err);
-	if (!ret)
+	if (!ret && !m->cur.skip)
 		ret = flush_golden_only(m, out, err);
 	pthread_mutex_unlock(&m->load.lock);
 	if (ret < 0)
 		return -1;
+	if (!m->stats.targets && m->stats.passed_over) {
+		strbuf_addf(err, "no folder to compare: the target %s has ", target_root(m));
+		for (int k = 1, n = 0; k < LEAF_EXEC_NMODES; k++)
+			if (m->target_modes[k])
+				strbuf_addf(err, "%s%s/", n++ ? " and " : "", leaf_exec_mode_names[k]);
+		strbuf_addf(err, ", the golden %s has ", m->load.operand);
+		add_golden_modes(err, m);
+		strbuf_addstr(err, " (msprobe compares the graph/ and pynative/ folders both roots have)");
+		return -1;
+	}
 	if (!m->stats.targets) {
 		strbuf_addstr(err, "no target records: nothing to compare");
 		return -1;
 	}
+	/* a folder of one side only: msprobe passes over it without a word; this says it */
+	for (int k = 1; k < LEAF_EXEC_NMODES; k++)
+		if (m->mode_passed_over[k])
+			warning("%s/%s: the golden side %s has no %s/ folder: not compared (msprobe's compare passes over a "
+				"folder of one side without a word)",
+				target_root(m), leaf_exec_mode_names[k], m->load.operand, leaf_exec_mode_names[k]);
+	for (int k = 1; k < LEAF_EXEC_NMODES; k++)
+		if (!m->target_modes[k] && golden_has_mode(m, k) && m->stats.targets)
+			warning("%s/%s: the target %s has no %s/ folder: not compared (msprobe's compare passes over a "
+				"folder of one side without a word)",
+				m->load.operand, leaf_exec_mode_names[k], target_root(m), leaf_exec_mode_names[k]);
 	for (size_t i = 0; i < m->ngroups; i++) {
-		if (m->groups[i].paired)
+		const struct ggroup *g = &m->groups[i];
+		char f[24];
+		if (g->paired || (g->mode && !m->target_modes[g->mode]))
 			continue;
-		strbuf_addf(err, "golden rank %s (step %lld) has no target counterpart", rank_text(m->groups[i].rank, b),
-			    (long long)m->groups[i].step);
+		strbuf_addf(err, "golden rank %s (step %lld%s) has no target counterpart", rank_text(g->rank, b),
+			    (long long)g->step, in_folder(g->mode, f));
 		return -1;
 	}
 	if (alike_finish(m->alike, err) < 0)
@@ -1320,6 +1459,9 @@ void matcher_summary(const struct matcher *m, struct strbuf *out)
 		    (unsigned long long)s->targets, (unsigned long long)s->golden_leaves,
 		    (unsigned long long)(s->pairs - s->unmatched), (unsigned long long)s->unmatched,
 		    (unsigned long long)s->golden_only, (unsigned long long)s->gated);
+	if (s->passed_over)
+		strbuf_addf(out, "; %llu target leaves of a folder the golden side has not passed over",
+			    (unsigned long long)s->passed_over);
 	strbuf_addch(out, '\n');
 	at = out->len;
 	alike_explain_all(m->alike, out);

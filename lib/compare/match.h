@@ -38,6 +38,14 @@
  * it.  With ranks_by_position the k-th target rank pairs with the k-th
  * golden rank, as msprobe does.
  *
+ * Folders: the leaves of a MindSpore graph/pynative root (exec_mode,
+ * leafrec.h) pair only within their folder, graph with graph, pynative
+ * with pynative, and ranks and steps pair within the folder as above.  A
+ * folder of one side only is passed over with a warning naming it
+ * (msprobe's mix compare passes over it without a word; stats.passed_over
+ * counts its target leaves); no folder in common is an error naming both
+ * roots, and so is a root of such folders against a dump of none.
+ *
  * The golden side loads in a thread beside the target's stream when that
  * cannot change the result (see match.c); PROBE_NO_THREADS in the
  * environment turns that off.
@@ -76,6 +84,7 @@ struct match_options {
 
 struct match_stats {
 	uint64_t golden_leaves, targets, pairs, unmatched, golden_only, gated;
+	uint64_t passed_over;  /* target leaves of a folder the golden side does not have */
 };
 
 struct matcher;

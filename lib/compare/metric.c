@@ -83,6 +83,7 @@ struct group {
 	size_t n, alloc;
 	char *entry;        /* the target entry, NULL for golden-only leaves */
 	int64_t rank, step;
+	int exec_mode;      /* the folder of a graph/pynative root (leafrec.h) */
 	bool complete;
 };
 
@@ -99,6 +100,7 @@ struct metric_stream {
 	struct ms_table table;
 	bool table_open;        /* a table has started */
 	int64_t table_rank, table_step;
+	int table_mode;         /* exec_mode of the table's target leaves */
 	uint64_t tables;
 	/* output_dir: the current file */
 	FILE *file;
@@ -241,7 +243,7 @@ void metric_free(struct metric_stream *m)
 
 /* ---- groups ---------------------------------------------------------------- */
 
-static struct group *new_group(struct metric_stream *m, const char *entry, int64_t rank, int64_t step)
+static struct group *new_group(struct metric_stream *m, const char *entry, int64_t rank, int64_t step, int exec_mode)
 {
 	struct group *g;
 	if (m->npool) {
@@ -252,6 +254,7 @@ static struct group *new_group(struct metric_stream *m, const char *entry, int64
 	g->entry = entry ? xstrdup(entry) : NULL;
 	g->rank = rank;
 	g->step = step;
+	g->exec_mode = exec_mode;
 	g->complete = !entry;
 	ALLOC_GROW(m->queue, m->nqueue + 1, m->queue_alloc);
 	m->queue[m->nqueue++] = g;
@@ -1247,6 +1250,27 @@ static void name_table_once(struct metric_stream *m, const struct item *it)
 	}
 }
 
+/*
+ * A table of a graph/pynative root goes where msprobe's mix compare puts it,
+ * OUTPUT/<graph|pynative>/step<N>/: the directories made (as msprobe makes
+ * them) and added to m->file_name.
+ */
+static int mode_step_dir(struct metric_stream *m, const struct leafrec *t, struct strbuf *err)
+{
+	strbuf_addstr(&m->file_name, leaf_exec_mode_names[t->exec_mode]);
+	for (int k = 0; k < 2; k++) {
+		if (mkdir(m->file_name.buf, 0777) && errno != EEXIST) {
+			strbuf_addf(err, "%s: cannot make the directory: %s", m->file_name.buf, strerror(errno));
+			return -1;
+		}
+		strbuf_addch(&m->file_name, '/');
+		if (k || t->step < 0)
+			break;
+		strbuf_addf(&m->file_name, "step%lld", (long long)t->step);
+	}
+	return 0;
+}
+
 static int open_table_file(struct metric_stream *m, const struct item *it, struct strbuf *err)
 {
 	char stamp[32];
@@ -1255,7 +1279,10 @@ static int open_table_file(struct metric_stream *m, const struct item *it, struc
 	localtime_r(&now, &tm);
 	strftime(stamp, sizeof(stamp), "%Y%m%d%H%M%S", &tm);
 	strbuf_reset(&m->file_name);
-	strbuf_addf(&m->file_name, "%s/compare_result", m->opts.output_dir);
+	strbuf_addf(&m->file_name, "%s/", m->opts.output_dir);
+	if (it->p.has_t && it->p.t.exec_mode && mode_step_dir(m, &it->p.t, err) < 0)
+		return -1;
+	strbuf_addstr(&m->file_name, "compare_result");
 	if (it->p.has_t) {
 		leafrec_str(&it->p.t, LF_DUMP, &m->scratch);
 		struct strbuf dir = STRBUF_INIT;
@@ -1400,17 +1427,20 @@ static int end_table(struct metric_stream *m, struct strbuf *out, struct strbuf 
 	return 0;
 }
 
-/* A target leaf of another rank or step than the current table's starts a new table. */
-static int maybe_new_table(struct metric_stream *m, int64_t rank, int64_t step, struct strbuf *out,
+/* A target leaf of another rank, step or folder (exec_mode) than the current table's starts a new table. */
+static int maybe_new_table(struct metric_stream *m, const struct leafrec *t, struct strbuf *out,
 			   struct strbuf *err)
 {
-	if (m->table_open && m->table_rank == rank && m->table_step == step)
+	int64_t rank = t->rank, step = t->step;
+	if (m->table_open && m->table_rank == rank && m->table_step == step && m->table_mode == t->exec_mode)
 		return 0;
 	if (m->table_open) {
 		if (m->opts.output == METRIC_CSV && !m->opts.output_dir) {
-			strbuf_addf(err, "these pairs hold more than one rank or step, and %s; "
-					 "--output-dir writes one file per rank, as msprobe does",
-				    m->opts.xlsx ? "--xlsx to stdout writes a single workbook" : "--csv writes a single table");
+			strbuf_addf(err, "these pairs hold more than one %s, and %s; "
+					 "--output-dir writes one file per rank, as msprobe does%s",
+				    t->exec_mode || m->table_mode ? "rank, step or folder (graph/, pynative/)" : "rank or step",
+				    m->opts.xlsx ? "--xlsx to stdout writes a single workbook" : "--csv writes a single table",
+				    t->exec_mode || m->table_mode ? " (into <dir>/<folder>/step<N>/)" : "");
 			return -1;
 		}
 		if (end_table(m, out, err) < 0)
@@ -1422,6 +1452,7 @@ static int maybe_new_table(struct metric_stream *m, int64_t rank, int64_t step, 
 	m->table_open = true;
 	m->table_rank = rank;
 	m->table_step = step;
+	m->table_mode = t->exec_mode;
 	m->tables++;
 	return 0;
 }
@@ -1457,11 +1488,11 @@ static int take_item(struct metric_stream *m, struct item *it, struct strbuf *ou
 	struct group *g = m->nqueue ? m->queue[m->nqueue - 1] : NULL;
 	const char *entry = NULL;
 	int64_t rank, step;
-	int got;
+	int got, exec_mode;
 
 	if (like_for_like(m, it, err) < 0)
 		return -1;
-	if (it->p.has_t && maybe_new_table(m, it->p.t.rank, it->p.t.step, out, err) < 0)
+	if (it->p.has_t && maybe_new_table(m, &it->p.t, out, err) < 0)
 		return -1;
 	if (it->p.has_t) {
 		leafrec_str(&it->p.t, LF_ENTRY, &m->scratch);
@@ -1469,11 +1500,13 @@ static int take_item(struct metric_stream *m, struct item *it, struct strbuf *ou
 	}
 	rank = it->p.has_t ? it->p.t.rank : it->p.g.rank;
 	step = it->p.has_t ? it->p.t.step : it->p.g.step;
+	exec_mode = it->p.has_t ? it->p.t.exec_mode : it->p.g.exec_mode;
 	/* the rows of one entry go together; a golden-only leaf stands alone */
-	if (!g || !g->entry || !entry || strcmp(g->entry, entry) || g->rank != rank || g->step != step) {
+	if (!g || !g->entry || !entry || strcmp(g->entry, entry) || g->rank != rank || g->step != step ||
+	    g->exec_mode != exec_mode) {
 		if (g)
 			g->complete = true;
-		g = new_group(m, entry, rank, step);
+		g = new_group(m, entry, rank, step, exec_mode);
 	}
 	ALLOC_GROW(g->items, g->n + 1, g->alloc);
 	g->items[g->n++] = it;

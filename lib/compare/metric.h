@@ -24,11 +24,14 @@
  * be read get one warning at the end, with the directories not there.  Pairs also wait while msprobe's whole-table inferences could
  * still change them (mstable.h); output order is input order.
  *
- * Each target rank and step makes a table of its own, as each is a compare
- * of its own for msprobe.  With output_dir, every table goes to a file
- * named as msprobe names it, compare_result[_<rank dir>]_<YYYYmmddHHMMSS>.csv,
- * split into _part_1, _part_2, ... beyond rows_per_file rows; without it,
- * CSV output holds one table and a second one is an error.
+ * Each target rank and step (and folder of a MindSpore graph/pynative root:
+ * exec_mode, leafrec.h) makes a table of its own, as each is a compare of
+ * its own for msprobe.  With output_dir, every table goes to a file named
+ * as msprobe names it, compare_result[_<rank dir>]_<YYYYmmddHHMMSS>.csv,
+ * split into _part_1, _part_2, ... beyond rows_per_file rows; the tables
+ * of a graph/pynative root go into output_dir/<graph|pynative>/step<N>/,
+ * made as needed, as msprobe's mix compare writes them.  Without it, CSV
+ * output holds one table and a second one is an error.
  *
  * Pairs are parsed, and their cells and verdicts worked out, by opts.jobs
  * threads in batches of a few hundred: opts.jobs - 1 helpers and the calling

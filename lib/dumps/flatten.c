@@ -54,6 +54,7 @@ int flatten_dump(const struct dump_file *df, int64_t rank, int64_t step, flatten
 	d.debug_file = df->debug;
 	f.src.rank = rank >= 0 ? rank : df->rank;
 	f.src.step = step >= 0 ? step : df->step;
+	f.src.exec_mode = df->exec_mode;
 	f.src.dump = df->path;
 	ret = dump_read(&d, one_leaf, &f);
 	if (ret < 0)

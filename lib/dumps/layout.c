@@ -1,4 +1,5 @@
 #include "layout.h"
+#include "../records/leafrec.h"
 #include "../core/msg.h"
 #include "../core/xalloc.h"
 
@@ -109,10 +110,10 @@ static char *parent_name(const char *path, int up)
 	return res;
 }
 
-static void add_file(struct dump_list *list, const char *path, int64_t rank, int64_t step)
+static void add_file(struct dump_list *list, const char *path, int64_t rank, int64_t step, int exec_mode)
 {
 	ALLOC_GROW(list->v, list->nr + 1, list->alloc);
-	list->v[list->nr++] = (struct dump_file){ xstrdup(path), rank, step, is_debug_name(path), false };
+	list->v[list->nr++] = (struct dump_file){ xstrdup(path), rank, step, is_debug_name(path), false, exec_mode };
 }
 
 /* The dump file of a rank dir, or NULL (with a message in err when one is there but broken). */
@@ -236,7 +237,7 @@ static int list_numbered(const char *dir, const char *prefix, struct numbered **
 }
 
 
-static int discover_step(const char *dir, int64_t step, struct dump_list *list, struct strbuf *err)
+static int discover_step(const char *dir, int64_t step, int exec_mode, struct dump_list *list, struct strbuf *err)
 {
 	struct numbered *ranks, *procs;
 	size_t nranks, nprocs;
@@ -285,7 +286,7 @@ static int discover_step(const char *dir, int64_t step, struct dump_list *list, 
 			ret = -1;
 			goto out;
 		}
-		add_file(list, file, nranks ? r->n : -1, step);
+		add_file(list, file, nranks ? r->n : -1, step, exec_mode);
 		free(file);
 		free(rdir);
 	}
@@ -293,6 +294,77 @@ out:
 	free_numbered(ranks, nranks);
 	free_numbered(procs, nprocs);
 	return ret;
+}
+
+/* A dump root: its step<N> directories, each a step directory. */
+static int discover_root(const char *dir, int exec_mode, struct dump_list *list, struct strbuf *err)
+{
+	struct numbered *steps;
+	size_t nsteps;
+	int ret = list_numbered(dir, "step", &steps, &nsteps, err);
+	for (size_t i = 0; i < nsteps && !ret; i++) {
+		char *sdir = join(dir, steps[i].name);
+		ret = discover_step(sdir, steps[i].n, exec_mode, list, err);
+		if (!ret && !has_numbered_subdir(sdir, "rank") && !has_numbered_subdir(sdir, "proc")) {
+			strbuf_addf(err, "%s: no rank<N> or proc<pid> directories in this step", sdir);
+			ret = -1;
+		}
+		free(sdir);
+	}
+	free_numbered(steps, nsteps);
+	return ret;
+}
+
+/*
+ * Whether dir holds a graph or a pynative directory of step<N> directories
+ * (or a name of the two that cannot be followed).  An empty one alone does
+ * not make a root of two folders: a directory of another use may have the
+ * name.
+ */
+static bool has_mode_folder(const char *dir)
+{
+	bool found = false;
+	for (int m = 1; m < LEAF_EXEC_NMODES && !found; m++) {
+		char *p = join(dir, leaf_exec_mode_names[m]);
+		struct stat st;
+		found = (is_dir(p) && has_numbered_subdir(p, "step")) || (!lstat(p, &st) && stat(p, &st));
+		free(p);
+	}
+	return found;
+}
+
+/*
+ * A MindSpore root of run mode pynative_graph: graph/ and pynative/ side by
+ * side, each a dump root of its own; graph first.  A folder without step
+ * directories is said and passed over (nothing of it to read); one that
+ * cannot be read, or a root with neither, is an error.  Step directories
+ * beside the folders are left out with a warning: msprobe's compare reads
+ * only the folders of such a root.
+ */
+static int discover_modes(const char *dir, struct dump_list *list, struct strbuf *err)
+{
+	size_t before = list->nr;
+	if (has_numbered_subdir(dir, "step"))
+		warning("%s: ignoring the step<N> directories beside graph/ and pynative/ (msprobe's compare reads only "
+			"those folders of such a root)", dir);
+	for (int m = 1; m < LEAF_EXEC_NMODES; m++) {
+		char *p = join(dir, leaf_exec_mode_names[m]);
+		int ret = 0;
+		if (is_broken(p, err))
+			ret = -1;
+		else if (is_dir(p) && !has_numbered_subdir(p, "step"))
+			warning("%s: no step<N> directories in this folder: nothing of it to read", p);
+		else if (is_dir(p))
+			ret = discover_root(p, m, list, err);
+		free(p);
+		if (ret < 0)
+			return -1;
+	}
+	if (list->nr == before) {
+		strbuf_addf(err, "%s: no step<N> directories in its graph or pynative folder", dir);
+		return -1;
+	}
+	return 0;
 }
 
 static int64_t rank_of_dir_name(const char *name)
@@ -306,7 +378,7 @@ int layout_discover(const char *operand, struct dump_list *list, struct strbuf *
 	char *file;
 
 	if (!strcmp(operand, "-")) {
-		add_file(list, "-", -1, -1);
+		add_file(list, "-", -1, -1, LEAF_EXEC_NONE);
 		return 0;
 	}
 	if (stat(operand, &st)) {
@@ -317,7 +389,7 @@ int layout_discover(const char *operand, struct dump_list *list, struct strbuf *
 		/* a dump file: rank and step from its directories when they follow the layout */
 		char *rdir = parent_name(operand, 0);
 		char *sdir = parent_name(operand, 1);
-		add_file(list, operand, rank_of_dir_name(rdir), layout_parse_numbered(sdir, "step"));
+		add_file(list, operand, rank_of_dir_name(rdir), layout_parse_numbered(sdir, "step"), LEAF_EXEC_NONE);
 		free(rdir);
 		free(sdir);
 		return 0;
@@ -329,7 +401,7 @@ int layout_discover(const char *operand, struct dump_list *list, struct strbuf *
 	if (file) {
 		char *rdir = parent_name(file, 0);
 		char *sdir = parent_name(file, 1);
-		add_file(list, file, rank_of_dir_name(rdir), layout_parse_numbered(sdir, "step"));
+		add_file(list, file, rank_of_dir_name(rdir), layout_parse_numbered(sdir, "step"), LEAF_EXEC_NONE);
 		free(rdir);
 		free(sdir);
 		free(file);
@@ -339,25 +411,14 @@ int layout_discover(const char *operand, struct dump_list *list, struct strbuf *
 		char *self = parent_name(operand, -1);
 		int64_t step = layout_parse_numbered(self, "step");
 		free(self);
-		return discover_step(operand, step, list, err);
+		return discover_step(operand, step, LEAF_EXEC_NONE, list, err);
 	}
-	if (has_numbered_subdir(operand, "step")) {
-		struct numbered *steps;
-		size_t nsteps;
-		int ret = list_numbered(operand, "step", &steps, &nsteps, err);
-		for (size_t i = 0; i < nsteps && !ret; i++) {
-			char *sdir = join(operand, steps[i].name);
-			ret = discover_step(sdir, steps[i].n, list, err);
-			if (!ret && !has_numbered_subdir(sdir, "rank") && !has_numbered_subdir(sdir, "proc")) {
-				strbuf_addf(err, "%s: no rank<N> or proc<pid> directories in this step", sdir);
-				ret = -1;
-			}
-			free(sdir);
-		}
-		free_numbered(steps, nsteps);
-		return ret;
-	}
-	strbuf_addf(err, "%s: not a dump: no dump.json or debug.json, and no rank<N>, proc<pid> or step<N> directories", operand);
+	if (has_mode_folder(operand))
+		return discover_modes(operand, list, err);
+	if (has_numbered_subdir(operand, "step"))
+		return discover_root(operand, LEAF_EXEC_NONE, list, err);
+	strbuf_addf(err, "%s: not a dump: no dump.json or debug.json, and no rank<N>, proc<pid>, step<N>, graph or "
+		    "pynative directories", operand);
 	return -1;
 }
 
@@ -476,4 +537,25 @@ void layout_rank_dir(const char *dump, struct strbuf *out)
 		;
 	if ((end - start >= 4 && !strncmp(start, "rank", 4)) || (end - start > 4 && !strncmp(start, "proc", 4)))
 		strbuf_add(out, start, (size_t)(end - start));
+}
+
+void layout_mode_root(const char *dump, struct strbuf *out)
+{
+	size_t n = strlen(dump);
+	strbuf_reset(out);
+	/* up four components: the file, its rank, step and mode folders */
+	for (int up = 0; up < 4; up++) {
+		while (n && dump[n - 1] == '/')
+			n--;
+		while (n && dump[n - 1] != '/')
+			n--;
+		if (!n && up < 3)
+			return;
+	}
+	while (n > 1 && dump[n - 1] == '/')
+		n--;
+	if (n)
+		strbuf_add(out, dump, n);
+	else
+		strbuf_addch(out, '.');
 }

@@ -10,6 +10,18 @@
  *   a rank dir    a directory holding dump.json or debug.json (or .gz)
  *   a step dir    a directory of rank<N> / proc<pid> directories
  *   a dump root   a directory of step<N> directories
+ *   a graph/pynative root
+ *                 MindSpore's run mode pynative_graph (2.7 and later, with
+ *                 jit) writes <root>/pynative/step<N>/... and
+ *                 <root>/graph/step<N>/... side by side: a directory with a
+ *                 graph or a pynative directory of step<N> directories is
+ *                 read as those folders, each a dump root, graph first;
+ *                 its dump files carry the folder (exec_mode, leafrec.h).
+ *                 A folder of no step directories is passed over with a
+ *                 warning, and so are step<N> directories beside the
+ *                 folders (msprobe's compare, given such roots, compares
+ *                 only the folders).  A folder named on its own (root/graph,
+ *                 root/graph/step0) is an ordinary dump root or step dir.
  *
  * Rank and step come from the directory names (rank<N> -> N, step<N> -> N)
  * and are -1 when the layout does not say (a proc<pid> dir, a bare "rank",
@@ -34,6 +46,7 @@ struct dump_file {
 	int64_t step;   /* -1: unknown */
 	bool debug;     /* a debug.json (single-point save) */
 	bool csv;       /* an msprobe compare_result CSV (probe-flatten reads those too) */
+	int exec_mode;  /* the folder of a graph/pynative root it is in (LEAF_EXEC_*, leafrec.h); 0: none */
 };
 
 struct dump_list {
@@ -65,6 +78,12 @@ void layout_release(struct dump_list *list);
 
 /* The rank folder of a dump path ("rank3", "proc2016") into out, for msprobe's file names; empty when none. */
 void layout_rank_dir(const char *dump, struct strbuf *out);
+/*
+ * The graph/pynative root of a dump path of one of its folders
+ * (ROOT/graph/step0/rank0/dump.json -> ROOT; "." when the path starts at
+ * the folder) into out; empty when the path is not that deep.
+ */
+void layout_mode_root(const char *dump, struct strbuf *out);
 
 /* Parse "<prefix><digits>" (no sign, no leading zeros unless "0"); -1 if it is not. */
 int64_t layout_parse_numbered(const char *name, const char *prefix);

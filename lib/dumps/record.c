@@ -37,6 +37,10 @@ void record_source_prepare(struct record_source *src)
 	add_int_or_null(&src->head, src->rank);
 	strbuf_add(&src->head, ",\"step\":", 8);
 	add_int_or_null(&src->head, src->step);
+	if (src->exec_mode != LEAF_EXEC_NONE) {
+		strbuf_add(&src->head, ",\"exec_mode\":", 13);
+		jsonw_str(&src->head, leaf_exec_mode_names[src->exec_mode]);
+	}
 	strbuf_add(&src->head, ",\"seq\":", 7);
 	strbuf_reset(&src->tail);
 	if (src->task) {
@@ -229,6 +233,7 @@ static void fill_leafrec(struct leafrec *rec, const struct strbuf *out, const st
 	rec->len = out->len - 1; /* without the newline */
 	rec->rank = src->rank;
 	rec->step = src->step;
+	rec->exec_mode = src->exec_mode;
 	rec->seq = (int64_t)leaf->seq;
 }
 
@@ -244,6 +249,13 @@ void record_add_leaf(struct strbuf *out, struct record_source *src, const struct
 		src->entry_seq = leaf->entry_seq + 1;
 	}
 	strbuf_addbuf(out, &src->head);
+	if (src->exec_mode != LEAF_EXEC_NONE && mk) {
+		/* the head ends "exec_mode":"<name>","seq": */
+		size_t n = strlen(leaf_exec_mode_names[src->exec_mode]) + 2;
+		mk->start[LF_EXEC_MODE] = out->len - 7 - n;
+		mk->end[LF_EXEC_MODE] = out->len - 7;
+		mk->set[LF_EXEC_MODE] = true;
+	}
 	at = out->len;
 	strbuf_addu(out, leaf->seq);
 	mark(mk, LF_SEQ, at, out);
@@ -299,5 +311,9 @@ void record_add_dump_file(struct strbuf *out, const struct dump_file *df, int64_
 	add_int_or_null(out, rank);
 	strbuf_add(out, ",\"step\":", 8);
 	add_int_or_null(out, step);
+	if (df->exec_mode != LEAF_EXEC_NONE) {
+		strbuf_add(out, ",\"exec_mode\":", 13);
+		jsonw_str(out, leaf_exec_mode_names[df->exec_mode]);
+	}
 	strbuf_addstr(out, df->csv ? ",\"kind\":\"csv\"}\n" : df->debug ? ",\"kind\":\"debug\"}\n" : ",\"kind\":\"dump\"}\n");
 }

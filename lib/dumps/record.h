@@ -4,10 +4,12 @@
  * Field order is fixed; fields the dump does not have are left out (jq
  * reads a missing field as null), except rank and step, which are null
  * when the layout does not give them, and type, which is null for a null
- * slot:
+ * slot; exec_mode is there only for the leaves of a MindSpore graph/pynative
+ * root (layout.h):
  *
- *   rank step seq entry name key state type dtype shape max min mean norm
- *   requires_grad md5 value attrs p2p data_name data task dump [msprobe_skips]
+ *   rank step [exec_mode] seq entry name key state type dtype shape max min
+ *   mean norm requires_grad md5 value attrs p2p data_name data task dump
+ *   [msprobe_skips]
  *
  * Statistics and values keep the dump's own number text; NaN, Infinity
  * and -Infinity become the strings "nan", "inf" and "-inf".  Members of a
@@ -25,6 +27,7 @@
 struct record_source {
 	int64_t rank;          /* -1: null */
 	int64_t step;          /* -1: null */
+	int exec_mode;         /* LEAF_EXEC_* (leafrec.h); LEAF_EXEC_NONE: field left out */
 	const char *dump;      /* the dump file as named on the command line ("-": stdin) */
 	const char *task;      /* NULL: field left out */
 	const char *tensor_dir; /* where data_name files are, with a trailing '/'; NULL: no `data` field */
@@ -53,7 +56,7 @@ char *record_tensor_dir(const char *dump_path, const char *dump_data_dir);
 struct leafrec;
 void record_add_leaf(struct strbuf *out, struct record_source *src, const struct leaf *leaf, struct leafrec *rec);
 
-/* Append the --list record of a dump file: {"dump", "rank", "step", "kind"}, rank/step -1 as null. */
+/* Append the --list record of a dump file: {"dump", "rank", "step", ["exec_mode",] "kind"}, rank/step -1 as null. */
 struct dump_file;
 void record_add_dump_file(struct strbuf *out, const struct dump_file *df, int64_t rank, int64_t step);
 

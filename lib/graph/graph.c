@@ -17,6 +17,7 @@
 struct graph_set *graph_new(const struct graph_options *o)
 {
 	struct graph_set *g = xcalloc(1, sizeof(*g));
+	g->exec_mode = -1;
 	g->fuzzy = o && o->fuzzy;
 	g->overflow = o && o->overflow;
 	g->mapping = o ? o->mapping : NULL;
@@ -276,6 +277,10 @@ static int sink_add(void *ctx, const char *line, size_t len, struct strbuf *out,
 			goto out;
 		}
 		g->one_run = true;
+		if (leafrec_exec_mode_same(&g->exec_mode, t.exec_mode, "probe-graph", err) < 0) {
+			ret = PROBE_ERR_LINE;
+			goto out;
+		}
 		note_mode(g, &t, &tmp);
 		if ((r = run_of(g, &t, NULL, &tmp)))
 			note_row(r, &t, NULL, NULL, &tmp);
@@ -286,6 +291,10 @@ static int sink_add(void *ctx, const char *line, size_t len, struct strbuf *out,
 			goto out;
 		}
 		g->two_runs = true;
+		if (leafrec_exec_mode_same(&g->exec_mode, p.has_t ? p.t.exec_mode : p.g.exec_mode, "probe-graph", err) < 0) {
+			ret = PROBE_ERR_LINE;
+			goto out;
+		}
 		if ((ret = first_add(g->first, line, len, err)) < 0)
 			goto out;
 		if (!p.has_t)

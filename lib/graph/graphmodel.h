@@ -62,6 +62,7 @@ struct graph_set {
 	struct strmap by_key;     /* tdump NUL gdump -> run index + 1 */
 	struct first_stream *first;
 	bool two_runs, one_run;   /* which kinds of record came */
+	int exec_mode;            /* the folder of a graph/pynative root the records are of (one only); -1 before any */
 	enum gdata_mode mode;
 	bool mode_known;
 	int64_t started_rank;     /* -1: none known */

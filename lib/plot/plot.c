@@ -70,6 +70,7 @@ struct plot *plot_new(const struct plot_options *o)
 	struct plot *p = xcalloc(1, sizeof(*p));
 	struct first_options nf = { .n = 1, .nonfinite = true };
 	p->o = *o;
+	p->exec_mode = -1;
 	p->metric = o->metric;
 	p->o.first.n = 1;
 	p->first_div = first_new(&p->o.first);
@@ -460,6 +461,8 @@ static int add_record(struct plot *p, const char *line, size_t len, struct strbu
 		strbuf_addstr(err, "a pair record without a verdict: compare the pairs first (probe-metric | probe-plot)");
 		return -1;
 	}
+	if (leafrec_exec_mode_same(&p->exec_mode, pr.has_t ? pr.t.exec_mode : pr.g.exec_mode, "probe-plot", err) < 0)
+		return -1;
 	p->records++;
 	if (!pr.has_t) {
 		p->golden_only++;

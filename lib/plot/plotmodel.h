@@ -128,6 +128,7 @@ struct plot {
 	enum plot_metric metric;      /* resolved from PLOT_AUTO by the first record with metrics */
 	struct plot_rank *ranks;
 	size_t nranks, ranks_alloc, last_rank;
+	int exec_mode;                /* the folder of a graph/pynative root the records are of (one only); -1 before any */
 	/* module names and chains, interned */
 	struct strmap module_ids, chain_ids;
 	char **modules;

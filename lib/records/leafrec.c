@@ -6,8 +6,31 @@ const char *const leaf_field_names[LF_NFIELDS] = {
 	"rank", "step", "seq", "entry", "name", "key", "state", "type", "dtype", "shape",
 	"max", "min", "mean", "norm", "requires_grad", "md5", "value", "attrs", "p2p",
 	"data_name", "data", "task", "dump", "msprobe_skips", "stack", "modules", "stack_from",
-	"where",
+	"where", "exec_mode",
 };
+
+const char *const leaf_exec_mode_names[LEAF_EXEC_NMODES] = { NULL, "graph", "pynative" };
+
+int leafrec_exec_mode_same(int *seen, int mode, const char *tool, struct strbuf *err)
+{
+	if (*seen < 0)
+		*seen = mode;
+	if (*seen == mode)
+		return 0;
+	strbuf_addf(err, "records of two folders (%s and %s) in one input: %s shows one at a time; choose one, "
+		    "e.g. jq -c 'select((.t // .g // .).exec_mode == \"%s\")'",
+		    *seen ? leaf_exec_mode_names[*seen] : "none", mode ? leaf_exec_mode_names[mode] : "none", tool,
+		    leaf_exec_mode_names[*seen ? *seen : mode]);
+	return -1;
+}
+
+int leafrec_exec_mode_of(const char *name, size_t n)
+{
+	for (int i = 1; i < LEAF_EXEC_NMODES; i++)
+		if (strlen(leaf_exec_mode_names[i]) == n && !memcmp(leaf_exec_mode_names[i], name, n))
+			return i;
+	return LEAF_EXEC_NONE;
+}
 
 /*
  * Field index of a key (the hot path of every record tool).  The first eight
@@ -126,6 +149,19 @@ static int finish(struct leafrec *r, const char **why)
 	if (!ok) {
 		*why = "\"rank\", \"step\" and \"seq\" must be whole numbers or null";
 		return -1;
+	}
+	r->exec_mode = LEAF_EXEC_NONE;
+	if (r->f[LF_EXEC_MODE].kind != SPAN_NONE && r->f[LF_EXEC_MODE].kind != SPAN_NULL) {
+		const struct span *m = &r->f[LF_EXEC_MODE];
+		/* the two names have no escapes: the text between the quotes is the name */
+		if (m->kind == SPAN_STRING)
+			r->exec_mode = leafrec_exec_mode_of(m->p + 1, m->n - 2);
+		if (r->exec_mode == LEAF_EXEC_NONE) {
+			*why = "\"exec_mode\" must be \"graph\", \"pynative\" or null";
+			if (r->text && m->p >= r->text && m->p < r->text + r->len)
+				r->error_at = (size_t)(m->p - r->text) + 1;
+			return -1;
+		}
 	}
 	return 0;
 }

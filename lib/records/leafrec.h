@@ -5,6 +5,10 @@
  * of its JSON text (see recscan.h); nothing is copied or decoded until
  * asked for.  A record must have "entry", "name" and "key" strings and
  * "rank"/"step" integers or null; anything else is "not a leaf record".
+ * "exec_mode", when there (not null), must be "graph" or "pynative": the
+ * folder of a MindSpore dump root with graph/ and pynative/ side by side
+ * (layout.h) the leaf's step came from; every tool that groups leaves by
+ * rank and step groups them by (exec_mode, step, rank).
  */
 #ifndef PROBE_LEAFREC_H
 #define PROBE_LEAFREC_H
@@ -15,16 +19,30 @@ enum leaf_field {
 	LF_RANK, LF_STEP, LF_SEQ, LF_ENTRY, LF_NAME, LF_KEY, LF_STATE, LF_TYPE, LF_DTYPE, LF_SHAPE,
 	LF_MAX, LF_MIN, LF_MEAN, LF_NORM, LF_REQUIRES_GRAD, LF_MD5, LF_VALUE, LF_ATTRS, LF_P2P,
 	LF_DATA_NAME, LF_DATA, LF_TASK, LF_DUMP, LF_MSPROBE_SKIPS, LF_STACK, LF_MODULES, LF_STACK_FROM,
-	LF_WHERE, LF_NFIELDS
+	LF_WHERE, LF_EXEC_MODE, LF_NFIELDS
 };
 
 extern const char *const leaf_field_names[LF_NFIELDS];
+
+/* The folders of a MindSpore graph/pynative dump root (msprobe's MIX_DUMP_NAMES), in the order probe reads them. */
+enum leaf_exec_mode { LEAF_EXEC_NONE, LEAF_EXEC_GRAPH, LEAF_EXEC_PYNATIVE, LEAF_EXEC_NMODES };
+/* "graph", "pynative"; NULL for LEAF_EXEC_NONE. */
+extern const char *const leaf_exec_mode_names[LEAF_EXEC_NMODES];
+/* The mode a folder name (n bytes) names, or LEAF_EXEC_NONE. */
+int leafrec_exec_mode_of(const char *name, size_t n);
+/*
+ * For a tool that shows one folder at a time (probe-graph, probe-plot): 0
+ * when mode is the folder of the records before (*seen: -1 before the
+ * first record), else -1 with the reason, for the tool `tool`, in err.
+ */
+int leafrec_exec_mode_same(int *seen, int mode, const char *tool, struct strbuf *err);
 
 struct leafrec {
 	const char *text;  /* the whole record */
 	size_t len;
 	struct span f[LF_NFIELDS];
 	int64_t rank, step, seq;  /* -1 when null or absent */
+	int exec_mode;            /* enum leaf_exec_mode; LEAF_EXEC_NONE when null or absent */
 	size_t error_at;          /* after a JSON syntax error: its byte in the record, from 1; else 0 */
 };
 

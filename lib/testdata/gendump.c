@@ -111,9 +111,8 @@
  * names line 41 + i, the line calling self.fc<i>.
  */
 #include "gendump.h"
-#include "../json/jsonw.h"
+#include "genio.h"
 #include "../core/msg.h"
-#include "../core/partial.h"
 #include "../msprobe/pyfmt.h"
 #include "../core/strbuf.h"
 #include "../core/xalloc.h"
@@ -155,220 +154,9 @@ void gendump_config_init(struct gen_config *cfg)
 }
 
 /* ------------------------------------------------------------------ */
-/* Deterministic random numbers (splitmix64) */
+/* The random streams (genio.h's splitmix64) */
 
 enum rng_stream { RNG_WEIGHTS = 1, RNG_TARGET, RNG_INPUT };
-
-static uint64_t splitmix64(uint64_t *state)
-{
-	uint64_t z = (*state += UINT64_C(0x9e3779b97f4a7c15));
-	z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
-	z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
-	return z ^ (z >> 31);
-}
-
-/* An independent stream for (seed, what, a, b, c). */
-static uint64_t rng_stream(uint64_t seed, enum rng_stream what, uint64_t a, uint64_t b, uint64_t c)
-{
-	uint64_t state = seed;
-	const uint64_t words[] = { (uint64_t)what, a, b, c };
-	for (size_t i = 0; i < ARRAY_SIZE(words); i++) {
-		state ^= words[i];
-		state = splitmix64(&state);
-	}
-	return state;
-}
-
-/* Uniform in [-1, 1), exactly representable in float32. */
-static float rng_symmetric(uint64_t *state)
-{
-	float u = (float)(splitmix64(state) >> 40) * 0x1p-24f;
-	return 2.0f * u - 1.0f;
-}
-
-/* Roughly standard normal (sum of 12 uniforms), pure arithmetic so that it is the same everywhere. */
-static float rng_normal(uint64_t *state)
-{
-	float sum = 0.0f;
-	for (int i = 0; i < 12; i++)
-		sum += (float)(splitmix64(state) >> 40) * 0x1p-24f;
-	return sum - 6.0f;
-}
-
-/* ------------------------------------------------------------------ */
-/* Statistics and CRC-32 of saved elements, by msprobe's rules for each type */
-
-/* A statistic as Python's json writes float(x): repr, or NaN/Infinity/-Infinity. */
-static void format_stat(char out[32], double x)
-{
-	struct strbuf sb = STRBUF_INIT;
-	if (isnan(x))
-		strbuf_addstr(&sb, "NaN");
-	else if (isinf(x))
-		strbuf_addstr(&sb, x > 0 ? "Infinity" : "-Infinity");
-	else
-		pyfmt_double(&sb, x);
-	snprintf(out, 32, "%s", sb.buf);
-	strbuf_release(&sb);
-}
-
-/* x rounded to float16 or bfloat16 (other types: x itself). */
-static double round_to(enum dtype d, float x)
-{
-	if (d == DT_FLOAT16)
-		return dtype_half_to_float(dtype_float_to_half(x));
-	if (d == DT_BFLOAT16)
-		return dtype_bf16_to_float(dtype_float_to_bf16(x));
-	return x;
-}
-
-static bool is_float8(enum dtype d)
-{
-	return d == DT_FLOAT8_E4M3FN || d == DT_FLOAT8_E5M2;
-}
-
-static double element(enum dtype d, const void *elems, size_t i)
-{
-	return dtype_to_double(d, (const unsigned char *)elems + i * dtype_info(d)->size);
-}
-
-/*
- * torch.mean of a 16-bit float tensor, as torch 1.13 computes it on the
- * CPU: the sum rounded to the type, then divided by n in the type.
- * float32: the sum accumulated in double, divided, rounded to float32.
- */
-static double torch_mean(enum dtype d, double sum, size_t n)
-{
-	if (d == DT_FLOAT32)
-		return (float)(sum / (double)n);
-	return round_to(d, (float)round_to(d, (float)sum) / (float)n);
-}
-
-/*
- * torch.norm: float32 and bfloat16 as the rounded double result; float16
- * as torch 1.13's CPU kernel does it on the tensors of the default model:
- * each square and each partial sum rounded to half, in element order.
- */
-static double torch_norm(enum dtype d, const void *elems, size_t n, double sumsq)
-{
-	float acc = 0.0f;
-	if (d != DT_FLOAT16)
-		return round_to(d, (float)sqrt(sumsq));
-	for (size_t i = 0; i < n; i++) {
-		float x = (float)element(d, elems, i);
-		acc = (float)round_to(d, acc + (float)round_to(d, x * x));
-	}
-	return round_to(d, sqrtf(acc));
-}
-
-/*
- * Floating types: Max and Min (NaN if any element is NaN, as torch.max
- * does), Mean and Norm as torch computes them in the type; float64 gets no
- * Mean and Norm (msprobe's low-precision default computes them only below
- * 64 bits).
- */
-static void summarize_floats(enum dtype d, const void *elems, size_t n, char stat[4][32])
-{
-	double max = -INFINITY, min = INFINITY, sum = 0, sumsq = 0;
-	bool nan = false;
-
-	for (size_t i = 0; i < n; i++) {
-		/* float32 read directly: the multi-GB dumps are made of it */
-		double x = d == DT_FLOAT32 ? ((const float *)elems)[i] : element(d, elems, i);
-		if (isnan(x))
-			nan = true;
-		if (x > max)
-			max = x;
-		if (x < min)
-			min = x;
-		sum += x;
-		sumsq += x * x;
-	}
-	if (nan)
-		max = min = NAN;
-	format_stat(stat[0], max);
-	format_stat(stat[1], min);
-	if (d == DT_FLOAT64)
-		return;
-	format_stat(stat[2], torch_mean(d, sum, n));
-	format_stat(stat[3], torch_norm(d, elems, n, sumsq));
-}
-
-/* Complex: Max, Min and Mean of the magnitudes, in the type of a part (numpy's abs); no Norm. */
-static void summarize_complex(enum dtype d, const unsigned char *elems, size_t n, char stat[4][32])
-{
-	double max = -INFINITY, min = INFINITY, sum = 0;
-	unsigned part = dtype_info(d)->size / 2;
-	enum dtype real = d == DT_COMPLEX64 ? DT_FLOAT32 : DT_FLOAT64;
-
-	for (size_t i = 0; i < n; i++) {
-		double re = dtype_to_double(real, elems + i * 2 * part);
-		double im = dtype_to_double(real, elems + i * 2 * part + part);
-		double a = real == DT_FLOAT32 ? (double)hypotf((float)re, (float)im) : hypot(re, im);
-		max = a > max ? a : max;
-		min = a < min ? a : min;
-		sum += a;
-	}
-	format_stat(stat[0], max);
-	format_stat(stat[1], min);
-	format_stat(stat[2], real == DT_FLOAT32 ? (double)(float)(sum / (double)n) : sum / (double)n);
-}
-
-static void format_int(char out[32], double v)
-{
-	snprintf(out, 32, "%lld", (long long)v);
-}
-
-/* The JSON tokens of Max, Min, Mean, Norm ("null" where msprobe writes none). */
-static void summarize_elements(enum dtype d, const void *elems, size_t n, int ndim, char stat[4][32])
-{
-	enum dtype_class cls = dtype_info(d)->cls;
-
-	for (int i = 0; i < 4; i++)
-		snprintf(stat[i], 32, "null");
-	if (!n || is_float8(d)) /* msprobe skips float8 statistics */
-		return;
-	if (cls == DTC_COMPLEX) {
-		summarize_complex(d, elems, n, stat);
-	} else if (cls == DTC_BOOL) {
-		bool any = false, all = true;
-		for (size_t i = 0; i < n; i++) {
-			any = any || element(d, elems, i) != 0;
-			all = all && element(d, elems, i) != 0;
-		}
-		snprintf(stat[0], 32, "%s", any ? "true" : "false");
-		snprintf(stat[1], 32, "%s", all ? "true" : "false");
-	} else if (ndim == 0) {
-		/* a 0-d tensor: its value four times */
-		for (int i = 0; i < 4; i++)
-			(cls == DTC_FLOAT ? format_stat : format_int)(stat[i], element(d, elems, 0));
-	} else if (cls == DTC_FLOAT) {
-		summarize_floats(d, elems, n, stat);
-	} else {
-		double max = element(d, elems, 0), min = max;
-		for (size_t i = 1; i < n; i++) {
-			double x = element(d, elems, i);
-			max = x > max ? x : max;
-			min = x < min ? x : min;
-		}
-		format_int(stat[0], max);
-		format_int(stat[1], min);
-	}
-}
-
-/* zlib CRC-32 of the elements' bytes, as msprobe's md5 mode writes it. */
-static void crc_elements(const void *elems, size_t bytes, char out[9])
-{
-	const unsigned char *p = elems;
-	uLong crc = crc32(0L, Z_NULL, 0);
-	while (bytes) {
-		uInt piece = bytes > (1u << 30) ? 1u << 30 : (uInt)bytes;
-		crc = crc32(crc, p, piece);
-		p += piece;
-		bytes -= piece;
-	}
-	snprintf(out, 9, "%08lx", (unsigned long)(crc & 0xffffffffUL));
-}
 
 /* ------------------------------------------------------------------ */
 /* Tensors: computed in float32, row-major, 0 to 2 dimensions */
@@ -452,127 +240,9 @@ static void tensor_summarize(struct tensor *t, enum dtype d)
 	if (t->summarized)
 		return;
 	elems = tensor_saved(t, d);
-	summarize_elements(d, elems, t->n, t->ndim, t->stat);
-	crc_elements(elems, t->n * dtype_info(d)->size, t->crc);
+	genio_summarize(d, elems, t->n, t->ndim, t->stat);
+	genio_crc(elems, t->n * dtype_info(d)->size, t->crc);
 	t->summarized = true;
-}
-
-/* ------------------------------------------------------------------ */
-/* JSON text as Python's json.dump(obj, f, indent=1) writes it, streamed to a file */
-
-#define JW_MAX_DEPTH 16
-
-struct jw {
-	struct strbuf out;
-	FILE *f;
-	char *path;
-	struct partial *part;      /* written under a temporary name, renamed when closed */
-	int depth;
-	bool nonempty[JW_MAX_DEPTH];
-	bool after_key;
-};
-
-static void jw_open_file(struct jw *w, const char *path)
-{
-	struct strbuf err = STRBUF_INIT;
-	*w = (struct jw){ .out = STRBUF_INIT, .path = xstrdup(path) };
-	/* a temporary name of its own (partial.h): never a file or link planted there */
-	w->f = partial_fopen(path, &w->part, &err);
-	if (!w->f)
-		die("%s", err.buf);
-	strbuf_release(&err);
-}
-
-static void jw_flush(struct jw *w)
-{
-	if (w->out.len && fwrite(w->out.buf, 1, w->out.len, w->f) != w->out.len)
-		die_errno("cannot write %s", w->path);
-	strbuf_reset(&w->out);
-}
-
-static void jw_flush_if_big(struct jw *w)
-{
-	if (w->out.len >= (1u << 16))
-		jw_flush(w);
-}
-
-static void jw_close_file(struct jw *w)
-{
-	if (w->depth)
-		die("internal error: %s closed with %d containers open", w->path, w->depth);
-	jw_flush(w);
-	if (fclose(w->f))
-		die_errno("cannot write %s", w->path);
-	if (partial_commit(w->part, &w->out) < 0)
-		die("%s", w->out.buf);
-	strbuf_release(&w->out);
-	free(w->path);
-}
-
-static void jw_newline_indent(struct jw *w, int depth)
-{
-	strbuf_addch(&w->out, '\n');
-	for (int i = 0; i < depth; i++)
-		strbuf_addch(&w->out, ' ');
-}
-
-/* What comes before a value or key: nothing after a key, else ",\n" and the indent. */
-static void jw_prefix(struct jw *w)
-{
-	if (w->after_key) {
-		w->after_key = false;
-		return;
-	}
-	if (!w->depth)
-		return;
-	if (w->nonempty[w->depth])
-		strbuf_addch(&w->out, ',');
-	w->nonempty[w->depth] = true;
-	jw_newline_indent(w, w->depth);
-}
-
-static void jw_open(struct jw *w, char bracket)
-{
-	jw_prefix(w);
-	strbuf_addch(&w->out, bracket);
-	if (++w->depth >= JW_MAX_DEPTH)
-		die("internal error: JSON nesting too deep in %s", w->path);
-	w->nonempty[w->depth] = false;
-}
-
-static void jw_close(struct jw *w, char bracket)
-{
-	if (w->nonempty[w->depth])
-		jw_newline_indent(w, w->depth - 1);
-	strbuf_addch(&w->out, bracket);
-	w->depth--;
-}
-
-static void jw_key(struct jw *w, const char *key)
-{
-	jw_prefix(w);
-	jsonw_str(&w->out, key);
-	strbuf_addstr(&w->out, ": ");
-	w->after_key = true;
-}
-
-/* A scalar token written as it is: a number, true, false, null. */
-static void jw_token(struct jw *w, const char *token)
-{
-	jw_prefix(w);
-	strbuf_addstr(&w->out, token);
-}
-
-static void jw_string(struct jw *w, const char *s)
-{
-	jw_prefix(w);
-	jsonw_str(&w->out, s);
-}
-
-static void jw_int(struct jw *w, long long v)
-{
-	jw_prefix(w);
-	strbuf_addi(&w->out, v);
 }
 
 /* ------------------------------------------------------------------ */
@@ -607,61 +277,53 @@ static int stack_key(int layers, enum stack_kind kind, int layer)
 	return (int)kind * (layers + 1) + layer;
 }
 
-static void frame(struct jw *w, const char *path, int line, const char *func, const char *source)
-{
-	struct strbuf sb = STRBUF_INIT;
-	strbuf_addf(&sb, "File %s, line %d, in %s, \n %s", path, line, func, source);
-	jw_string(w, sb.buf);
-	strbuf_release(&sb);
-}
-
-static void forward_line_frame(struct jw *w, int layers, int layer)
+static void forward_line_frame(struct genio_json *w, int layers, int layer)
 {
 	struct strbuf source = STRBUF_INIT;
 	if (layer < layers)
 		strbuf_addf(&source, "x = self.relu(self.fc%d(x))", layer);
 	else
 		strbuf_addf(&source, "return self.fc%d(x)", layer);
-	frame(w, MODEL_PY, LINE_FORWARD + layer, "forward", source.buf);
+	genio_json_frame(w, MODEL_PY, LINE_FORWARD + layer, "forward", source.buf);
 	strbuf_release(&source);
 }
 
 /* The frames of a stack, innermost first. */
-static void write_stack_frames(struct jw *w, int layers, int key)
+static void write_stack_frames(struct genio_json *w, int layers, int key)
 {
 	enum stack_kind kind = (enum stack_kind)(key / (layers + 1));
 	int layer = key % (layers + 1);
 
 	switch (kind) {
 	case STACK_MODULE:
-		frame(w, TORCH_NN "module.py", 1201, "_call_impl", "result = hook(self, input)");
+		genio_json_frame(w, TORCH_NN "module.py", 1201, "_call_impl", "result = hook(self, input)");
 		break;
 	case STACK_LINEAR:
-		frame(w, TORCH_NN "linear.py", 114, "forward", "return F.linear(input, self.weight, self.bias)");
-		frame(w, TORCH_NN "module.py", 1212, "_call_impl", "result = forward_call(*input, **kwargs)");
+		genio_json_frame(w, TORCH_NN "linear.py", 114, "forward", "return F.linear(input, self.weight, self.bias)");
+		genio_json_frame(w, TORCH_NN "module.py", 1212, "_call_impl", "result = forward_call(*input, **kwargs)");
 		break;
 	case STACK_RELU:
-		frame(w, TORCH_NN "activation.py", 102, "forward", "return F.relu(input, inplace=self.inplace)");
-		frame(w, TORCH_NN "module.py", 1212, "_call_impl", "result = forward_call(*input, **kwargs)");
+		genio_json_frame(w, TORCH_NN "activation.py", 102, "forward", "return F.relu(input, inplace=self.inplace)");
+		genio_json_frame(w, TORCH_NN "module.py", 1212, "_call_impl", "result = forward_call(*input, **kwargs)");
 		break;
 	case STACK_MSE_LOSS:
-		frame(w, MODEL_PY, LINE_MSE_LOSS, "train", "loss = F.mse_loss(out, y)");
+		genio_json_frame(w, MODEL_PY, LINE_MSE_LOSS, "train", "loss = F.mse_loss(out, y)");
 		break;
 	case STACK_ALL_REDUCE:
-		frame(w, MODEL_PY, LINE_ALL_REDUCE, "average_gradients",
+		genio_json_frame(w, MODEL_PY, LINE_ALL_REDUCE, "average_gradients",
 		      "dist.all_reduce(p.grad, op=dist.ReduceOp.AVG, group=group)");
-		frame(w, MODEL_PY, LINE_AVERAGE_GRADIENTS, "train", "average_gradients(model, group)");
+		genio_json_frame(w, MODEL_PY, LINE_AVERAGE_GRADIENTS, "train", "average_gradients(model, group)");
 		break;
 	case STACK_KINDS:
 		die("internal error: bad stack key %d", key);
 	}
 	if (kind == STACK_MODULE || kind == STACK_LINEAR || kind == STACK_RELU) {
 		forward_line_frame(w, layers, layer);
-		frame(w, TORCH_NN "module.py", 1194, "_call_impl", "return forward_call(*input, **kwargs)");
-		frame(w, MODEL_PY, LINE_MODEL_CALL, "train", "out = model(x)");
+		genio_json_frame(w, TORCH_NN "module.py", 1194, "_call_impl", "return forward_call(*input, **kwargs)");
+		genio_json_frame(w, MODEL_PY, LINE_MODEL_CALL, "train", "out = model(x)");
 	}
-	frame(w, MODEL_PY, LINE_MAIN_TRAIN + layers, "main", "train(model, data, y, args.steps, group, debugger)");
-	frame(w, MODEL_PY, LINE_MODULE_MAIN + layers, "<module>", "main()");
+	genio_json_frame(w, MODEL_PY, LINE_MAIN_TRAIN + layers, "main", "train(model, data, y, args.steps, group, debugger)");
+	genio_json_frame(w, MODEL_PY, LINE_MODULE_MAIN + layers, "<module>", "main()");
 }
 
 /* ------------------------------------------------------------------ */
@@ -694,7 +356,7 @@ struct stack_group {
 struct rank_dump {
 	const struct gen_config *cfg;
 	struct strbuf dir;
-	struct jw json;
+	struct genio_json json;
 	bool print_tensors;    /* print this dump's tensors on stdout */
 	struct strbuf entry;   /* name of the entry being written */
 	/* construct.json: entry -> parent module (NULL: null) */
@@ -706,27 +368,6 @@ struct rank_dump {
 	bool mindspore;        /* this run is dumped as MindSpore (gen_config.framework) */
 	struct strbuf ms_name; /* scratch: a name as MindSpore's dumper gives it */
 };
-
-static void make_directories(const char *path)
-{
-	struct strbuf sb = STRBUF_INIT;
-	struct stat st;
-	strbuf_addstr(&sb, path);
-	for (size_t i = 1; i <= sb.len; i++) {
-		if (i < sb.len && sb.buf[i] != '/')
-			continue;
-		char saved = sb.buf[i];
-		sb.buf[i] = '\0';
-		if (mkdir(sb.buf, 0777) < 0 && errno != EEXIST)
-			die_errno("cannot create directory %s", sb.buf);
-		sb.buf[i] = saved;
-	}
-	if (stat(path, &st) < 0)
-		die_errno("cannot create directory %s", path);
-	if (!S_ISDIR(st.st_mode))
-		die("cannot create directory %s: a file of that name exists", path);
-	strbuf_release(&sb);
-}
 
 static void rank_dump_open(struct rank_dump *d, const struct gen_config *cfg, const char *side, int step, int rank)
 {
@@ -742,30 +383,30 @@ static void rank_dump_open(struct rank_dump *d, const struct gen_config *cfg, co
 		d->stack_of_key[i] = NO_STACK;
 
 	strbuf_addf(&d->dir, "%s/%s/step%d/rank%d", cfg->outdir, side, step, rank);
-	make_directories(d->dir.buf);
+	genio_mkdirs(d->dir.buf);
 	strbuf_addf(&path, "%s/dump.json", d->dir.buf);
-	jw_open_file(&d->json, path.buf);
+	genio_json_create(&d->json, path.buf);
 
-	jw_open(&d->json, '{');
-	jw_key(&d->json, "task");
-	jw_string(&d->json, cfg->task == GEN_TASK_TENSOR ? "tensor" : "statistics");
-	jw_key(&d->json, "level");
-	jw_string(&d->json, "mix");
-	jw_key(&d->json, "framework");
-	jw_string(&d->json, d->mindspore ? "mindspore" : "pytorch");
-	jw_key(&d->json, "dump_data_dir");
+	genio_json_open(&d->json, '{');
+	genio_json_key(&d->json, "task");
+	genio_json_string(&d->json, cfg->task == GEN_TASK_TENSOR ? "tensor" : "statistics");
+	genio_json_key(&d->json, "level");
+	genio_json_string(&d->json, "mix");
+	genio_json_key(&d->json, "framework");
+	genio_json_string(&d->json, d->mindspore ? "mindspore" : "pytorch");
+	genio_json_key(&d->json, "dump_data_dir");
 	if (cfg->task == GEN_TASK_TENSOR) {
 		/* the directory as the dumper was told it (compare ignores it and looks beside dump.json) */
 		strbuf_reset(&path);
 		strbuf_addf(&path, "%s/dump_tensor_data", d->dir.buf);
-		make_directories(path.buf);
-		jw_string(&d->json, path.buf);
+		genio_mkdirs(path.buf);
+		genio_json_string(&d->json, path.buf);
 	} else {
-		jw_token(&d->json, "null");
+		genio_json_token(&d->json, "null");
 	}
 	strbuf_release(&path);
-	jw_key(&d->json, "data");
-	jw_open(&d->json, '{');
+	genio_json_key(&d->json, "data");
+	genio_json_open(&d->json, '{');
 }
 
 /* Does s start with prefix? */
@@ -826,57 +467,57 @@ static void record_stack(struct rank_dump *d, int key, const char *name)
 static void write_stack_json(struct rank_dump *d)
 {
 	struct strbuf path = STRBUF_INIT;
-	struct jw w;
+	struct genio_json w;
 	char id[24];
 
 	strbuf_addf(&path, "%s/stack.json", d->dir.buf);
-	jw_open_file(&w, path.buf);
-	jw_open(&w, '{');
+	genio_json_create(&w, path.buf);
+	genio_json_open(&w, '{');
 	for (size_t i = 0; i < d->nr_stacks; i++) {
 		snprintf(id, sizeof(id), "%zu", i);
-		jw_key(&w, id);
-		jw_open(&w, '[');
-		jw_open(&w, '[');
+		genio_json_key(&w, id);
+		genio_json_open(&w, '[');
+		genio_json_open(&w, '[');
 		for (size_t k = 0; k < d->stacks[i].names.nr; k++)
-			jw_string(&w, d->stacks[i].names.v[k]);
-		jw_close(&w, ']');
-		jw_open(&w, '[');
+			genio_json_string(&w, d->stacks[i].names.v[k]);
+		genio_json_close(&w, ']');
+		genio_json_open(&w, '[');
 		write_stack_frames(&w, d->cfg->layers, d->stacks[i].key);
-		jw_close(&w, ']');
-		jw_close(&w, ']');
-		jw_flush_if_big(&w);
+		genio_json_close(&w, ']');
+		genio_json_close(&w, ']');
+		genio_json_flush_if_big(&w);
 	}
-	jw_close(&w, '}');
-	jw_close_file(&w);
+	genio_json_close(&w, '}');
+	genio_json_commit(&w);
 	strbuf_release(&path);
 }
 
 static void write_construct_json(struct rank_dump *d)
 {
 	struct strbuf path = STRBUF_INIT;
-	struct jw w;
+	struct genio_json w;
 
 	strbuf_addf(&path, "%s/construct.json", d->dir.buf);
-	jw_open_file(&w, path.buf);
-	jw_open(&w, '{');
+	genio_json_create(&w, path.buf);
+	genio_json_open(&w, '{');
 	for (size_t i = 0; i < d->construct_names.nr; i++) {
-		jw_key(&w, d->construct_names.v[i]);
+		genio_json_key(&w, d->construct_names.v[i]);
 		if (d->construct_parents.v[i])
-			jw_string(&w, d->construct_parents.v[i]);
+			genio_json_string(&w, d->construct_parents.v[i]);
 		else
-			jw_token(&w, "null");
-		jw_flush_if_big(&w);
+			genio_json_token(&w, "null");
+		genio_json_flush_if_big(&w);
 	}
-	jw_close(&w, '}');
-	jw_close_file(&w);
+	genio_json_close(&w, '}');
+	genio_json_commit(&w);
 	strbuf_release(&path);
 }
 
 static void rank_dump_close(struct rank_dump *d)
 {
-	jw_close(&d->json, '}'); /* data */
-	jw_close(&d->json, '}');
-	jw_close_file(&d->json);
+	genio_json_close(&d->json, '}'); /* data */
+	genio_json_close(&d->json, '}');
+	genio_json_commit(&d->json);
 	write_stack_json(d);
 	write_construct_json(d);
 
@@ -911,14 +552,14 @@ static void entry_begin(struct rank_dump *d, int stack, bool in_construct, const
 		name_list_add(&d->construct_names, d->entry.buf);
 		name_list_add(&d->construct_parents, run_name(d, parent));
 	}
-	jw_key(&d->json, d->entry.buf);
-	jw_open(&d->json, '{');
+	genio_json_key(&d->json, d->entry.buf);
+	genio_json_open(&d->json, '{');
 }
 
 static void entry_end(struct rank_dump *d)
 {
-	jw_close(&d->json, '}');
-	jw_flush_if_big(&d->json);
+	genio_json_close(&d->json, '}');
+	genio_json_flush_if_big(&d->json);
 }
 
 /* One line per tensor: row name, shape, values as saved (Python repr), tab-separated. */
@@ -932,7 +573,7 @@ static void print_tensor(const char *row, const struct tensor *t, enum dtype d)
 	for (size_t i = 0; i < t->n; i++) {
 		if (i)
 			strbuf_addch(&sb, ' ');
-		pyfmt_double(&sb, element(d, tensor_elements(t), i));
+		pyfmt_double(&sb, genio_element(d, tensor_elements(t), i));
 	}
 	strbuf_addch(&sb, '\n');
 	fwrite(sb.buf, 1, sb.len, stdout);
@@ -966,7 +607,7 @@ static int write_npy_as_mindspore(const char *path, const struct tensor_src *src
 			    dtype_info(src->dtype)->name);
 		v = xmalloc(st_mult((size_t)src->storage_numel + 1, sizeof(float)));
 		for (int64_t i = 0; i < src->storage_numel; i++)
-			v[i] = (float)element(src->dtype, src->storage, (size_t)i);
+			v[i] = (float)genio_element(src->dtype, src->storage, (size_t)i);
 		f32.dtype = DT_FLOAT32;
 		f32.storage = v;
 	}
@@ -1019,36 +660,36 @@ static const char *mindspore_dtype(enum dtype t)
 
 static void write_leaf(struct rank_dump *d, const struct leaf *l)
 {
-	struct jw *w = &d->json;
+	struct genio_json *w = &d->json;
 	static const char *const stat_names[4] = { "Max", "Min", "Mean", "Norm" };
 
-	jw_open(w, '{');
-	jw_key(w, "type");
-	jw_string(w, d->mindspore ? "mindspore.Tensor" : "torch.Tensor");
-	jw_key(w, "dtype");
-	jw_string(w, d->mindspore ? mindspore_dtype(l->dtype) : dtype_info(l->dtype)->torch);
-	jw_key(w, "shape");
-	jw_open(w, '[');
+	genio_json_open(w, '{');
+	genio_json_key(w, "type");
+	genio_json_string(w, d->mindspore ? "mindspore.Tensor" : "torch.Tensor");
+	genio_json_key(w, "dtype");
+	genio_json_string(w, d->mindspore ? mindspore_dtype(l->dtype) : dtype_info(l->dtype)->torch);
+	genio_json_key(w, "shape");
+	genio_json_open(w, '[');
 	for (int i = 0; i < l->ndim; i++)
-		jw_int(w, l->shape[i]);
-	jw_close(w, ']');
+		genio_json_int(w, l->shape[i]);
+	genio_json_close(w, ']');
 	for (int i = 0; i < 4; i++) {
-		jw_key(w, stat_names[i]);
-		jw_token(w, l->stat[i]);
+		genio_json_key(w, stat_names[i]);
+		genio_json_token(w, l->stat[i]);
 	}
 	if (!d->mindspore) { /* MindSpore's dumper writes none */
-		jw_key(w, "requires_grad");
-		jw_token(w, l->requires_grad ? "true" : "false");
+		genio_json_key(w, "requires_grad");
+		genio_json_token(w, l->requires_grad ? "true" : "false");
 	}
 	if (d->cfg->task == GEN_TASK_MD5) {
-		jw_key(w, "md5");
-		jw_string(w, l->crc);
+		genio_json_key(w, "md5");
+		genio_json_string(w, l->crc);
 	}
 	if (d->cfg->task == GEN_TASK_TENSOR) {
-		jw_key(w, "data_name");
-		jw_string(w, l->data_name);
+		genio_json_key(w, "data_name");
+		genio_json_string(w, l->data_name);
 	}
-	jw_close(w, '}');
+	genio_json_close(w, '}');
 }
 
 /*
@@ -1063,7 +704,7 @@ static void tensor_leaf(struct rank_dump *d, struct tensor *t, const char *io, c
 	struct leaf l;
 
 	if (!t) {
-		jw_token(&d->json, "null");
+		genio_json_token(&d->json, "null");
 		return;
 	}
 	dtype = t->float16 ? DT_FLOAT16 : d->cfg->dtype;
@@ -1092,35 +733,35 @@ static void tensor_list(struct rank_dump *d, const char *key, const char *io, st
 			int n)
 {
 	char label[16];
-	jw_key(&d->json, key);
-	jw_open(&d->json, '[');
+	genio_json_key(&d->json, key);
+	genio_json_open(&d->json, '[');
 	for (int i = 0; i < n; i++) {
 		snprintf(label, sizeof(label), "%d", i);
 		tensor_leaf(d, tensors[i], io, io ? label : key);
 	}
-	jw_close(&d->json, ']');
+	genio_json_close(&d->json, ']');
 }
 
 static void empty_object(struct rank_dump *d, const char *key)
 {
-	jw_key(&d->json, key);
-	jw_open(&d->json, '{');
-	jw_close(&d->json, '}');
+	genio_json_key(&d->json, key);
+	genio_json_open(&d->json, '{');
+	genio_json_close(&d->json, '}');
 }
 
 /* {"type": "bool", "value": false} (or true) under "inplace", as F.relu's kwargs. */
 static void inplace_kwargs(struct rank_dump *d, bool inplace)
 {
-	jw_key(&d->json, "input_kwargs");
-	jw_open(&d->json, '{');
-	jw_key(&d->json, "inplace");
-	jw_open(&d->json, '{');
-	jw_key(&d->json, "type");
-	jw_string(&d->json, "bool");
-	jw_key(&d->json, "value");
-	jw_token(&d->json, inplace ? "true" : "false");
-	jw_close(&d->json, '}');
-	jw_close(&d->json, '}');
+	genio_json_key(&d->json, "input_kwargs");
+	genio_json_open(&d->json, '{');
+	genio_json_key(&d->json, "inplace");
+	genio_json_open(&d->json, '{');
+	genio_json_key(&d->json, "type");
+	genio_json_string(&d->json, "bool");
+	genio_json_key(&d->json, "value");
+	genio_json_token(&d->json, inplace ? "true" : "false");
+	genio_json_close(&d->json, '}');
+	genio_json_close(&d->json, '}');
 }
 
 /* ------------------------------------------------------------------ */
@@ -1164,9 +805,9 @@ static void layer_init(struct layer *l, int in, int out, int batch, bool hidden,
 	tensor_init(&l->weight, 2, out, in, true);
 	tensor_init(&l->bias, 1, out, 0, true);
 	for (size_t i = 0; i < l->weight.n; i++)
-		l->weight.v[i] = rng_symmetric(rng) * bound;
+		l->weight.v[i] = genio_rng_symmetric(rng) * bound;
 	for (size_t i = 0; i < l->bias.n; i++)
-		l->bias.v[i] = rng_symmetric(rng) * bound;
+		l->bias.v[i] = genio_rng_symmetric(rng) * bound;
 	tensor_init(&l->grad_weight, 2, out, in, false);
 	tensor_init(&l->grad_bias, 1, out, 0, false);
 	tensor_init(&l->output, 2, batch, out, true);
@@ -1222,7 +863,7 @@ static void apply_shape_fault(struct model *m)
 
 static void model_init(struct model *m, const struct gen_config *cfg, enum gen_fault fault)
 {
-	uint64_t rng = rng_stream(cfg->seed, RNG_WEIGHTS, 0, 0, 0);
+	uint64_t rng = genio_rng_stream(cfg->seed, RNG_WEIGHTS, 0, 0, 0);
 
 	*m = (struct model){ .nlayers = cfg->layers, .width = cfg->width, .batch = cfg->batch, .fault = fault };
 	m->layers = xcalloc((size_t)m->nlayers, sizeof(*m->layers));
@@ -1230,9 +871,9 @@ static void model_init(struct model *m, const struct gen_config *cfg, enum gen_f
 		layer_init(&m->layers[i], layer_width(m, i), layer_width(m, i + 1), m->batch, i + 1 < m->nlayers, &rng);
 	tensor_init(&m->x, 2, m->batch, IN_WIDTH, false);
 	tensor_init(&m->y, 2, m->batch, OUT_WIDTH, false);
-	rng = rng_stream(cfg->seed, RNG_TARGET, 0, 0, 0);
+	rng = genio_rng_stream(cfg->seed, RNG_TARGET, 0, 0, 0);
 	for (size_t i = 0; i < m->y.n; i++)
-		m->y.v[i] = rng_normal(&rng);
+		m->y.v[i] = genio_rng_normal(&rng);
 	tensor_init(&m->loss, 0, 0, 0, true);
 	tensor_init(&m->loss_grad, 0, 0, 0, false);
 	m->loss_grad.v[0] = 1.0f;
@@ -1260,9 +901,9 @@ static struct tensor *layer_input(struct model *m, int i)
 
 static void load_batch(struct model *m, const struct gen_config *cfg, int step, int rank, int mb)
 {
-	uint64_t rng = rng_stream(cfg->seed, RNG_INPUT, (uint64_t)rank, (uint64_t)step, (uint64_t)mb);
+	uint64_t rng = genio_rng_stream(cfg->seed, RNG_INPUT, (uint64_t)rank, (uint64_t)step, (uint64_t)mb);
 	for (size_t i = 0; i < m->x.n; i++)
-		m->x.v[i] = rng_normal(&rng);
+		m->x.v[i] = genio_rng_normal(&rng);
 	if (m->fault == GEN_FAULT_INPUT)
 		m->x.v[0] += 0.5f;
 	if (m->fault == GEN_FAULT_NAN_INPUT)
@@ -1290,7 +931,7 @@ static void fc2_output_fault(struct model *m, struct tensor *out)
 		break;
 	case GEN_FAULT_DTYPE:
 		for (size_t i = 0; i < out->n; i++)
-			out->v[i] = (float)round_to(DT_FLOAT16, out->v[i]);
+			out->v[i] = (float)genio_round_to(DT_FLOAT16, out->v[i]);
 		break;
 	default:
 		break;
@@ -1499,13 +1140,13 @@ static void dump_linear_forward(struct rank_dump *d, struct model *m, int i, con
 	tensor_list(d, "input_args", "input", args, 1);
 	empty_object(d, "input_kwargs");
 	tensor_list(d, "output", "output", out, 1);
-	jw_key(&d->json, "parameters");
-	jw_open(&d->json, '{');
-	jw_key(&d->json, "weight");
+	genio_json_key(&d->json, "parameters");
+	genio_json_open(&d->json, '{');
+	genio_json_key(&d->json, "weight");
 	tensor_leaf(d, &l->weight, "parameters", "weight");
-	jw_key(&d->json, "bias");
+	genio_json_key(&d->json, "bias");
 	tensor_leaf(d, &l->bias, "parameters", "bias");
-	jw_close(&d->json, '}');
+	genio_json_close(&d->json, '}');
 	entry_end(d);
 	strbuf_release(&parent);
 }
@@ -1657,18 +1298,18 @@ static void train_micro_batch(struct model *m, struct rank_dump *d, const struct
 /* ------------------------------------------------------------------ */
 /* Data parallelism: dist.all_reduce(p.grad, op=AVG, group=group) for each parameter */
 
-static void reduce_op_leaf(struct jw *w)
+static void reduce_op_leaf(struct genio_json *w)
 {
-	jw_open(w, '{');
-	jw_key(w, "type");
-	jw_string(w, "torch.distributed.ReduceOp");
-	jw_key(w, "value");
-	jw_string(w, "RedOpType.AVG");
-	jw_close(w, '}');
+	genio_json_open(w, '{');
+	genio_json_key(w, "type");
+	genio_json_string(w, "torch.distributed.ReduceOp");
+	genio_json_key(w, "value");
+	genio_json_string(w, "RedOpType.AVG");
+	genio_json_close(w, '}');
 }
 
 /* {"type": "torch.ProcessGroup", "group_ranks": [...], "group_id": CRC-32 of str(group_ranks)} */
-static void process_group_leaf(struct jw *w, int ranks)
+static void process_group_leaf(struct genio_json *w, int ranks)
 {
 	struct strbuf text = STRBUF_INIT;
 	char id[9];
@@ -1679,17 +1320,17 @@ static void process_group_leaf(struct jw *w, int ranks)
 	strbuf_addch(&text, ']');
 	snprintf(id, sizeof(id), "%08lx",
 		 (unsigned long)(crc32(crc32(0L, Z_NULL, 0), (const Bytef *)text.buf, (uInt)text.len) & 0xffffffffUL));
-	jw_open(w, '{');
-	jw_key(w, "type");
-	jw_string(w, "torch.ProcessGroup");
-	jw_key(w, "group_ranks");
-	jw_open(w, '[');
+	genio_json_open(w, '{');
+	genio_json_key(w, "type");
+	genio_json_string(w, "torch.ProcessGroup");
+	genio_json_key(w, "group_ranks");
+	genio_json_open(w, '[');
 	for (int r = 0; r < ranks; r++)
-		jw_int(w, r);
-	jw_close(w, ']');
-	jw_key(w, "group_id");
-	jw_string(w, id);
-	jw_close(w, '}');
+		genio_json_int(w, r);
+	genio_json_close(w, ']');
+	genio_json_key(w, "group_id");
+	genio_json_string(w, id);
+	genio_json_close(w, '}');
 	strbuf_release(&text);
 }
 
@@ -1711,20 +1352,20 @@ static void dump_all_reduce(struct rank_dump *d, int k, struct tensor *grad, str
 	strbuf_addf(&d->entry, "Distributed.all_reduce.%d.forward", k);
 	entry_begin(d, stack_key(d->cfg->layers, STACK_ALL_REDUCE, 0), true, NULL);
 	tensor_list(d, "input_args", "input", &grad, 1);
-	jw_key(&d->json, "input_kwargs");
-	jw_open(&d->json, '{');
-	jw_key(&d->json, "op");
+	genio_json_key(&d->json, "input_kwargs");
+	genio_json_open(&d->json, '{');
+	genio_json_key(&d->json, "op");
 	reduce_op_leaf(&d->json);
-	jw_key(&d->json, "group");
+	genio_json_key(&d->json, "group");
 	process_group_leaf(&d->json, ranks);
-	jw_close(&d->json, '}');
+	genio_json_close(&d->json, '}');
 	/* a collective's output: its positional args, then its kwargs values, after the operation */
-	jw_key(&d->json, "output");
-	jw_open(&d->json, '[');
+	genio_json_key(&d->json, "output");
+	genio_json_open(&d->json, '[');
 	tensor_leaf(d, reduced, "output", "0");
 	reduce_op_leaf(&d->json);
 	process_group_leaf(&d->json, ranks);
-	jw_close(&d->json, ']');
+	genio_json_close(&d->json, ']');
 	entry_end(d);
 }
 
@@ -1827,9 +1468,9 @@ static void zoo_fill(struct zoo_side *s, double v)
 /* Normal float32 values from the zoo's own stream. */
 static void zoo_normal(struct zoo_side *s, uint64_t stream)
 {
-	uint64_t rng = rng_stream(ZOO_SEED, RNG_INPUT, stream, 0, 0);
+	uint64_t rng = genio_rng_stream(ZOO_SEED, RNG_INPUT, stream, 0, 0);
 	for (int i = 0; i < ZOO_MAX; i++)
-		s->v[i] = rng_normal(&rng);
+		s->v[i] = genio_rng_normal(&rng);
 }
 
 /* Every type: zoo_base in it (1..8 or +-1..8 for integers, a pattern for bool), the target one step off at [6]. */
@@ -2144,8 +1785,8 @@ static void zoo_leaf(struct rank_dump *d, const struct zoo_side *s, const char *
 	struct leaf l;
 
 	zoo_save(&z, s);
-	summarize_elements(s->dtype, z.elems, (size_t)zoo_numel(s), s->ndim, stat);
-	crc_elements(z.elems, (size_t)zoo_numel(s) * dtype_info(s->dtype)->size, crc);
+	genio_summarize(s->dtype, z.elems, (size_t)zoo_numel(s), s->ndim, stat);
+	genio_crc(z.elems, (size_t)zoo_numel(s) * dtype_info(s->dtype)->size, crc);
 	strbuf_addf(&row, "%s.%s.0", d->entry.buf, io);
 	if (d->cfg->task == GEN_TASK_TENSOR) {
 		if (s->file == ZOO_NO_DATA_NAME)
@@ -2164,10 +1805,10 @@ static void zoo_leaf(struct rank_dump *d, const struct zoo_side *s, const char *
 
 static void zoo_tensor_list(struct rank_dump *d, const char *key, const char *io, const struct zoo_side *s)
 {
-	jw_key(&d->json, key);
-	jw_open(&d->json, '[');
+	genio_json_key(&d->json, key);
+	genio_json_open(&d->json, '[');
 	zoo_leaf(d, s, io);
-	jw_close(&d->json, ']');
+	genio_json_close(&d->json, ']');
 }
 
 /*

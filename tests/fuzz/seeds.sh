@@ -140,6 +140,19 @@ tmetric)
 		for c in 000 001 002 003 012 103 376; do add_prefixed "$c" "$f"; done
 	done
 	;;
+tokens)
+	# each input form of probe-tokens(1): ids, objects with logprobs (numbers, dicts, vLLM's Logprob),
+	# a document over several lines, and a gzip stream of one of them
+	for s in '[1,2,3]\n[4,5]\n[]\n' \
+		'{"ids":[7,8],"logprobs":[-0.25,{"8":-0.5,"9":-0.5625}]}\n{"ids":[7,9],"logprobs":[null,-0.125]}\n' \
+		'{"token_ids":[13,50,2],"text":"x","logprobs":[{"13":{"logprob":-0.0625,"rank":1,"decoded_token":"a"}},{"50":{"logprob":-0.5,"rank":1},"40":{"logprob":-1.25,"rank":2}},{"2":-Infinity}],"finish_reason":"stop"}\n' \
+		'[\n  [1, 2],\n  {"ids": [3, 4], "logprobs": null},\n  []\n]\n' \
+		'{"ids":[1],"logprobs":[{"1":-1,"2":-2,"3":-3}]}\n[2]\n{"ids":[3,4],"logprobs":[-0.5,-0.75]}\n[3]\n'; do
+		printf "$s" > "$tmp/t"
+		add "$tmp/t"
+	done
+	gzip -c "$tmp/t" > "$tmp/t.gz" && add "$tmp/t.gz"
+	;;
 *)
 	echo "seeds.sh: no seeds for harness $name" >&2
 	exit 2

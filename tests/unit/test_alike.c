@@ -146,7 +146,7 @@ static void classes(void)
 	leaf(&a, &r, "Module.fc1.Linear.parameters_grad.0.weight", tensor);
 	alike_golden_only(al, &r, false);
 	ok(alike_finish(al, &err) == 0, "1 of 2 matched: accepted");
-	alike_explain(al, 0, "", &out);
+	alike_explain(al, LEAF_EXEC_NONE, 0, "", &out);
 	ok(strstr(out.buf, "1 whose name differs from one on the other side only by the call index") != NULL &&
 	   strstr(out.buf, "all parameters_grad") != NULL,
 	   "a parameters_grad renumbered: explained, --fuzzy named");

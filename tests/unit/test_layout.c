@@ -1,6 +1,7 @@
 /* Finding dump files: rank, step and root directories, and the layouts that are errors. */
 #include "tap.h"
 #include "../../lib/dumps/layout.h"
+#include "../../lib/records/leafrec.h"
 #include "../../lib/core/msg.h"
 
 #include <sys/stat.h>
@@ -44,9 +45,10 @@ static void discover(const char *rel, struct strbuf *out)
 		strbuf_addf(out, "error: %s", err.buf + strlen(root) + 1);
 	} else {
 		for (size_t i = 0; i < list.nr; i++)
-			strbuf_addf(out, "%s %lld %lld%s\n", list.v[i].path + strlen(root) + 1,
+			strbuf_addf(out, "%s %lld %lld%s%s%s\n", list.v[i].path + strlen(root) + 1,
 				    (long long)list.v[i].rank, (long long)list.v[i].step,
-				    list.v[i].debug ? " debug" : "");
+				    list.v[i].debug ? " debug" : "", list.v[i].exec_mode ? " " : "",
+				    list.v[i].exec_mode ? leaf_exec_mode_names[list.v[i].exec_mode] : "");
 	}
 	layout_release(&list);
 	strbuf_release(&err);
@@ -116,7 +118,7 @@ int main(void)
 	       "a bare \"rank\" dir beside numbered ones is an error");
 
 	mkdirs("e/empty");
-	expect("e/empty", "error: e/empty: not a dump: no dump.json or debug.json, and no rank<N>, proc<pid> or step<N> directories",
+	expect("e/empty", "error: e/empty: not a dump: no dump.json or debug.json, and no rank<N>, proc<pid>, step<N>, graph or pynative directories",
 	       "an empty directory is not a dump");
 	expect("nothing", "error: nothing: No such file or directory", "a missing path");
 
@@ -153,6 +155,48 @@ int main(void)
 	touch("j/step0/rank99999999999999999999");
 	expect("j/step0", "j/step0/rank9223372036854775807/dump.json 9223372036854775807 0\n",
 	       "INT64_MAX itself is a rank; a plain file named like an overflowing rank dir is ignored");
+
+	/* MindSpore's run mode pynative_graph: graph/ and pynative/ side by side, graph first */
+	mkdirs("m/pynative/step0/rank0");
+	mkdirs("m/pynative/step1/rank1");
+	mkdirs("m/graph/step0/rank0");
+	touch("m/pynative/step0/rank0/dump.json");
+	touch("m/pynative/step1/rank1/dump.json");
+	touch("m/graph/step0/rank0/dump.json");
+	expect("m", "m/graph/step0/rank0/dump.json 0 0 graph\nm/pynative/step0/rank0/dump.json 0 0 pynative\n"
+	       "m/pynative/step1/rank1/dump.json 1 1 pynative\n", "a graph/pynative root: each folder a dump root, graph first");
+	expect("m/graph", "m/graph/step0/rank0/dump.json 0 0\n", "a folder named on its own is an ordinary dump root");
+	mkdirs("n/pynative/step0/rank0");
+	mkdirs("n/graph");
+	touch("n/pynative/step0/rank0/dump.json");
+	expect("n", "n/pynative/step0/rank0/dump.json 0 0 pynative\n",
+	       "an empty graph folder beside pynative/ is passed over (with a warning)");
+	mkdirs("o/step0/rank0");
+	mkdirs("o/graph");
+	touch("o/step0/rank0/dump.json");
+	expect("o", "o/step0/rank0/dump.json 0 0\n", "an empty directory named graph does not make a graph/pynative root");
+	mkdirs("o/graph/step3/rank0");
+	touch("o/graph/step3/rank0/dump.json");
+	expect("o", "o/graph/step3/rank0/dump.json 0 3 graph\n",
+	       "step directories beside the folders are left out (with a warning), as msprobe leaves them");
+	mkdirs("q/graph/step0");
+	expect("q", "error: q/graph/step0: no rank<N> or proc<pid> directories in this step",
+	       "a folder's step without ranks is an error, as in any dump root");
+	{
+		struct strbuf sb = STRBUF_INIT;
+		bool good = true;
+		static const char *const cases[][2] = {
+			{ "T/graph/step0/rank0/dump.json", "T" }, { "/d/T/pynative/step1/rank2/dump.json", "/d/T" },
+			{ "graph/step0/rank0/dump.json", "." }, { "step0/rank0/dump.json", "" }, { "dump.json", "" },
+		};
+		for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+			layout_mode_root(cases[i][0], &sb);
+			if (strcmp(sb.buf ? sb.buf : "", cases[i][1]))
+				good = false, diag("%s: got '%s'", cases[i][0], sb.buf ? sb.buf : "");
+		}
+		ok(good, "the graph/pynative root of a dump path: four components up");
+		strbuf_release(&sb);
+	}
 
 	ok(layout_parse_numbered("rank12", "rank") == 12 && layout_parse_numbered("rank", "rank") == -1 &&
 	   layout_parse_numbered("rank-1", "rank") == -1 && layout_parse_numbered("rank0", "rank") == 0 &&

@@ -17,3 +17,12 @@ check t/step3/rank5/dump.json 5 3 2>/dev/null
 sed -e 's/"max":2.0/"max":2/' -e 's/"key":"Functional.linear.0.forward.input.0"/"key":"x"/' \
     -e 's/,"data":"[^"]*output.0.pt"//' records.ndjson > bad.ndjson
 python3 "$TESTS/cli/records/oracle.py" bad.ndjson t/step3/rank5/dump.json 5 3 | grep DISAGREE
+# exec_mode: the leaves of a MindSpore root with graph/ and pynative/ side by side, each dump's
+# records as probe-flatten writes them for the whole root
+. "$TESTS/data/mix-roots.sh"
+probe-flatten T > root.ndjson
+for d in graph/step0 pynative/step1; do
+	echo "== T/$d/rank0/dump.json in T"
+	grep -F "\"dump\":\"T/$d/rank0/dump.json\"" root.ndjson > records.ndjson # (jq would rewrite 1.0 as 1)
+	python3 "$TESTS/cli/records/oracle.py" records.ndjson "T/$d/rank0/dump.json" 0 "${d#*step}" "${d%%/*}"
+done

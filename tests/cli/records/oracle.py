@@ -1,6 +1,6 @@
 """An independent reading of msprobe dumps, field by field, for probe-records(5).
 
-usage: oracle.py RECORDS DUMP.json [rank step]
+usage: oracle.py RECORDS DUMP.json [rank step [exec_mode]]
 
 Walks DUMP.json with Python's json module the way reference/msprobe-compare.md
 sections 1.2-1.6 describe msprobe's compare reading it, builds the record each
@@ -91,6 +91,8 @@ def main():
     dump_path = sys.argv[2]
     rank = int(sys.argv[3]) if len(sys.argv) > 3 and sys.argv[3] != "null" else None
     step = int(sys.argv[4]) if len(sys.argv) > 4 and sys.argv[4] != "null" else None
+    # the folder of a graph/pynative root the dump is in, as probe-records(5) says
+    exec_mode = sys.argv[5] if len(sys.argv) > 5 else None
     top = obj(load(open(dump_path).read()))
     want = []
     backward_seen = {}
@@ -110,6 +112,8 @@ def main():
         for name, state, leaf, p2p in entry_rows(entry, body):
             r = {"rank": rank, "step": step, "entry": entry, "state": state, "task": top["task"],
                  "dump": dump_path}
+            if exec_mode:
+                r["exec_mode"] = exec_mode
             d = obj(leaf) if leaf else {}
             dn = d.get("data_name")
             r["name"] = dn.rsplit(".", 1)[0] if dn else name
@@ -140,7 +144,7 @@ def main():
         r["seq"] = Num(str(i))
     if len(want) != len(recs):
         print(f"record count: {len(recs)} written, {len(want)} expected")
-    fields = ["rank", "step", "seq", "entry", "name", "key", "state", "type", "dtype", "shape", "max",
+    fields = ["rank", "step", "exec_mode", "seq", "entry", "name", "key", "state", "type", "dtype", "shape", "max",
               "min", "mean", "norm", "requires_grad", "md5", "value", "attrs", "p2p", "data_name", "data",
               "task", "dump", "msprobe_skips"]
     for f in fields:
