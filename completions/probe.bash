@@ -269,3 +269,25 @@ _probe_table() {
 	_probe_files "$cur"
 }
 complete -o filenames -F _probe_table probe-table
+
+_probe_tokens() {
+	local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]} eq=
+	# --opt=ARG: bash makes three words of it, "--opt" "=" "ARG" (COMP_WORDBREAKS)
+	if [[ $cur == = ]]; then
+		cur= eq=1
+	elif [[ $prev == = ]]; then
+		prev=${COMP_WORDS[COMP_CWORD-2]} eq=1
+	fi
+	COMPREPLY=()
+	case $prev in
+	--tie) return ;;
+	--prefill-step) return ;;
+	--format) COMPREPLY=($(compgen -W "records text" -- "$cur")); return ;;
+	esac
+	if [[ $cur == -* ]]; then
+		COMPREPLY=($(compgen -W "--tie --prefill-step --format -h --help --version" -- "$cur"))
+		return
+	fi
+	_probe_files "$cur"
+}
+complete -o filenames -F _probe_tokens probe-tokens
