@@ -5,6 +5,7 @@
 #include "../lib/compare/metric.h"
 #include "../lib/core/msg.h"
 #include "../lib/core/opt.h"
+#include "../lib/core/partial.h"
 #include "../lib/records/output.h"
 #include "../lib/core/progress.h"
 
@@ -105,6 +106,8 @@ int main(int argc, char **argv)
 	progress_start(progress_size(input));
 	if (!(lr = line_reader_open(input, &err)))
 		die("%s", err.buf);
+	if (mo.output_dir && partial_make_dirs(mo.output_dir, &err) < 0)
+		die("%s", err.buf); /* msprobe's -o makes its directory too */
 	if (mo.output_dir && access(mo.output_dir, W_OK))
 		die_errno("%s: cannot write there", mo.output_dir);
 	if (mo.xlsx && mo.rows_per_file)

@@ -1,4 +1,5 @@
 #include "metric.h"
+#include "atbtab.h"
 #include "consist.h"
 #include "../dumps/layout.h"
 #include "alike.h"
@@ -90,6 +91,7 @@ struct group {
 struct metric_stream {
 	struct metric_options opts;
 	struct consist_table *consist; /* the pairs are a consistency compare's (consist.h): its table does it all */
+	struct atb_table *atb;         /* the pairs are of ATB dumps (atbtab.h): so does its table */
 	bool first_seen;               /* the first line has been looked at for that */
 	uint64_t consist_structural;   /* its rows our verdict calls structural */
 	struct alike *alike;
@@ -203,6 +205,7 @@ void metric_free(struct metric_stream *m)
 {
 	if (m)
 		consist_table_free(m->consist);
+	atb_table_free(m->atb);
 	if (!m)
 		return;
 	stop_workers(m);
@@ -611,88 +614,6 @@ static int prepare_item(const struct metric_stream *m, struct item *it, struct a
 
 /* ---- output ---------------------------------------------------------------- */
 
-static void add_number_or_null(struct strbuf *out, double x)
-{
-	if (isnan(x))
-		strbuf_addstr(out, "\"nan\"");
-	else if (isinf(x))
-		strbuf_addstr(out, x > 0 ? "\"inf\"" : "\"-inf\"");
-	else
-		pyfmt_double(out, x);
-}
-
-/* Ours for two tensor files: whether their bytes are the same, and how far apart they are. */
-static void add_tensor_metrics(struct strbuf *out, const struct item *it)
-{
-	const struct tmetric *tm = it->tm;
-	char hex[17];
-	strbuf_addstr(out, "\"tensor\":{");
-	if (!it->tm_compared) {
-		strbuf_addstr(out, "\"compared\":false,\"problem\":");
-		jsonw_str(out, it->tensor_problem ? it->tensor_problem : "no golden tensor");
-		strbuf_addch(out, '}');
-		return;
-	}
-	strbuf_addf(out, "\"compared\":true,\"comparable\":%s,\"same\":%s", tm->comparable ? "true" : "false",
-		    tm->same ? "true" : "false");
-	if (tm->comparable) {
-		strbuf_addf(out, ",\"elements\":%lld,\"differ\":%lld,\"beyond_band\":%lld,\"first_diff\":",
-			    (long long)tm->numel, (long long)tm->ndiff, (long long)tm->nbeyond);
-		if (tm->first_diff < 0)
-			strbuf_addstr(out, "null");
-		else
-			strbuf_addf(out, "%lld", (long long)tm->first_diff);
-		strbuf_addstr(out, ",\"max_ulp\":");
-		add_number_or_null(out, tm->max_ulp);
-		strbuf_addstr(out, ",\"max_abs\":");
-		add_number_or_null(out, tm->max_abs);
-	}
-	snprintf(hex, sizeof(hex), "%016llx", (unsigned long long)tm->t_hash);
-	strbuf_addf(out, ",\"t_xxh3\":\"%s\"", hex);
-	snprintf(hex, sizeof(hex), "%016llx", (unsigned long long)tm->g_hash);
-	strbuf_addf(out, ",\"g_xxh3\":\"%s\"", hex);
-	if (tm->notes[0]) {
-		strbuf_addstr(out, ",\"msprobe_notes\":");
-		jsonw_str(out, tm->notes);
-	}
-	strbuf_addch(out, '}');
-}
-
-/* Our numbers: per statistic, the absolute and relative difference; the md5 match; the tensors. */
-static void add_metrics(struct strbuf *out, const struct item *it)
-{
-	static const char *const names[] = { "max", "min", "mean", "norm" };
-	bool first = true;
-	strbuf_addstr(out, ",\"metrics\":{");
-	for (int i = 0; i < 4; i++) {
-		double x, y;
-		if (!verdict_stat_value(&it->p.t.f[LF_MAX + i], &x) || !verdict_stat_value(&it->p.g.f[LF_MAX + i], &y))
-			continue;
-		strbuf_addf(out, "%s\"%s\":{\"abs\":", first ? "" : ",", names[i]);
-		add_number_or_null(out, fabs(x - y));
-		strbuf_addstr(out, ",\"rel\":");
-		if (y == 0 && x == 0)
-			strbuf_addstr(out, "0.0");
-		else if (y == 0)
-			strbuf_addstr(out, "\"inf\"");
-		else
-			add_number_or_null(out, fabs(x - y) / fabs(y));
-		strbuf_addch(out, '}');
-		first = false;
-	}
-	if (it->p.t.f[LF_MD5].kind == SPAN_STRING && it->p.g.f[LF_MD5].kind == SPAN_STRING) {
-		strbuf_addf(out, "%s\"md5_match\":%s", first ? "" : ",",
-			    span_same(&it->p.t.f[LF_MD5], &it->p.g.f[LF_MD5]) ? "true" : "false");
-		first = false;
-	}
-	if (it->tm) {
-		if (!first)
-			strbuf_addch(out, ',');
-		add_tensor_metrics(out, it);
-	}
-	strbuf_addch(out, '}');
-}
-
 static void add_msprobe(struct strbuf *out, const struct metric_stream *m, const struct item *it)
 {
 	size_t ncols;
@@ -735,7 +656,7 @@ static void emit_ndjson(struct metric_stream *m, const struct item *it, struct s
 	strbuf_addstr(out, ",\"reason\":");
 	jsonw_string(out, it->v.reason.buf, it->v.reason.len);
 	if (it->p.has_t && it->p.has_g)
-		add_metrics(out, it);
+		verdict_write_metrics(out, &it->p.t, &it->p.g, it->tm, it->tm_compared, it->tensor_problem);
 	strbuf_addstr(out, "}\n");
 }
 
@@ -1817,10 +1738,37 @@ static int consistency_add(struct metric_stream *m, const char *line, size_t len
 	return 0;
 }
 
+/* The pairs of ATB dumps go to msprobe's ATB table (atbtab.c); what does not apply to it is said. */
+static int start_atb(struct metric_stream *m, struct strbuf *err)
+{
+	struct atb_table_options ao = {
+		.output = m->opts.output != METRIC_CSV ? ATB_NDJSON : m->opts.xlsx ? ATB_XLSX : ATB_CSV,
+		.output_dir = m->opts.output_dir,
+		.rtol = m->opts.band.rtol,
+		.atol = m->opts.band.atol,
+	};
+	if (m->opts.xlsx_reader) {
+		strbuf_addstr(err, "--xlsx-reader is not there for an ATB compare: use --xlsx (msprobe's workbook) or the "
+				   "records (our verdict)");
+		return PROBE_ERR;
+	}
+	if (m->opts.force_mode) {
+		strbuf_addstr(err, "--mode: msprobe's ATB compare takes its mode from the dumps (statistics when Tensor "
+				   "Path is N/A), and so does probe-metric");
+		return PROBE_ERR;
+	}
+	if (m->opts.rows_per_file && m->opts.rows_per_file != MSPROBE_CSV_ROWS)
+		warning("--rows-per-file is not applied to an ATB table (msprobe writes one workbook per exec folder)");
+	m->atb = atb_table_new(&ao);
+	return 0;
+}
+
 static int metric_add(struct metric_stream *m, const char *line, size_t len, struct strbuf *out, struct strbuf *err)
 {
 	if (!m->first_seen) {
 		m->first_seen = true;
+		if (atb_pair_line(line, len) && start_atb(m, err) < 0)
+			return PROBE_ERR;
 		if (consist_pair_line(line, len)) {
 			if (m->opts.xlsx_reader) {
 				strbuf_addstr(err, "--xlsx-reader is not there for a consistency compare: use --xlsx (msprobe's "
@@ -1836,6 +1784,13 @@ static int metric_add(struct metric_stream *m, const char *line, size_t len, str
 	}
 	if (m->consist)
 		return consistency_add(m, line, len, err);
+	if (m->atb) {
+		m->lines++;
+		if (atb_table_add(m->atb, line, len, out, err) < 0)
+			return msg_place(err, "%s:%llu", m->opts.input_name ? m->opts.input_name : "stdin",
+					 (unsigned long long)m->lines);
+		return 0;
+	}
 	return add_line(m, line, len, out, err) < 0 ? whole_message(m, err) : 0;
 }
 
@@ -1875,6 +1830,19 @@ static int finish_stream(struct metric_stream *m, struct strbuf *out, struct str
 
 static int metric_finish(struct metric_stream *m, struct strbuf *out, struct strbuf *err)
 {
+	if (m->atb) {
+		struct atb_table_stats as;
+		int ret = atb_table_finish(m->atb, out, err);
+		atb_table_stats(m->atb, &as);
+		m->stats.pairs = as.pairs;
+		m->stats.rows = as.rows;
+		m->stats.same = as.same;
+		m->stats.diff = as.diff;
+		m->stats.unmatched = as.unmatched;
+		m->stats.golden_only = as.golden_only;
+		m->stats.unreadable = as.unreadable;
+		return ret;
+	}
 	if (m->consist) {
 		struct consist_table_stats cs;
 		int ret = consist_table_finish(m->consist, out, err);

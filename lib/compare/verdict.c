@@ -4,6 +4,7 @@
 #include "../msprobe/pyfmt.h"
 #include "../msprobe/mscell.h"
 #include "../json/recscan.h"
+#include "../json/jsonw.h"
 
 #include <math.h>
 
@@ -37,6 +38,7 @@ bool verdict_stat_value(const struct span *s, double *out)
 		if (span_str_eq(s, "nan", 3)) { *out = NAN; return true; }
 		if (span_str_eq(s, "inf", 3)) { *out = INFINITY; return true; }
 		if (span_str_eq(s, "-inf", 4)) { *out = -INFINITY; return true; }
+		if (span_str_eq(s, "-nan", 4)) { *out = NAN; return true; } /* what C's %f prints of a NaN with its sign bit set */
 		return false;
 	}
 	if (s->kind != SPAN_NUMBER || s->n >= sizeof(buf))
@@ -362,4 +364,87 @@ bool verdict_band_option(const struct tool_spec *spec, int c, const char *arg, s
 	default:
 		return false;
 	}
+}
+
+/* ---- our numbers in a metric record ---------------------------------------------- */
+
+static void add_number_or_null(struct strbuf *out, double x)
+{
+	if (isnan(x))
+		strbuf_addstr(out, "\"nan\"");
+	else if (isinf(x))
+		strbuf_addstr(out, x > 0 ? "\"inf\"" : "\"-inf\"");
+	else
+		pyfmt_double(out, x);
+}
+
+/* Ours for two tensor files: whether their bytes are the same, and how far apart they are. */
+static void add_tensor_metrics(struct strbuf *out, const struct tmetric *tm, bool was_compared, const char *problem)
+{
+	char hex[17];
+	strbuf_addstr(out, "\"tensor\":{");
+	if (!was_compared) {
+		strbuf_addstr(out, "\"compared\":false,\"problem\":");
+		jsonw_str(out, problem ? problem : "no golden tensor");
+		strbuf_addch(out, '}');
+		return;
+	}
+	strbuf_addf(out, "\"compared\":true,\"comparable\":%s,\"same\":%s", tm->comparable ? "true" : "false",
+		    tm->same ? "true" : "false");
+	if (tm->comparable) {
+		strbuf_addf(out, ",\"elements\":%lld,\"differ\":%lld,\"beyond_band\":%lld,\"first_diff\":",
+			    (long long)tm->numel, (long long)tm->ndiff, (long long)tm->nbeyond);
+		if (tm->first_diff < 0)
+			strbuf_addstr(out, "null");
+		else
+			strbuf_addf(out, "%lld", (long long)tm->first_diff);
+		strbuf_addstr(out, ",\"max_ulp\":");
+		add_number_or_null(out, tm->max_ulp);
+		strbuf_addstr(out, ",\"max_abs\":");
+		add_number_or_null(out, tm->max_abs);
+	}
+	snprintf(hex, sizeof(hex), "%016llx", (unsigned long long)tm->t_hash);
+	strbuf_addf(out, ",\"t_xxh3\":\"%s\"", hex);
+	snprintf(hex, sizeof(hex), "%016llx", (unsigned long long)tm->g_hash);
+	strbuf_addf(out, ",\"g_xxh3\":\"%s\"", hex);
+	if (tm->notes[0]) {
+		strbuf_addstr(out, ",\"msprobe_notes\":");
+		jsonw_str(out, tm->notes);
+	}
+	strbuf_addch(out, '}');
+}
+
+void verdict_write_metrics(struct strbuf *out, const struct leafrec *t, const struct leafrec *g, const struct tmetric *tm,
+			   bool tm_compared, const char *problem)
+{
+	static const char *const names[] = { "max", "min", "mean", "norm" };
+	bool first = true;
+	strbuf_addstr(out, ",\"metrics\":{");
+	for (int i = 0; i < 4; i++) {
+		double x, y;
+		if (!verdict_stat_value(&t->f[LF_MAX + i], &x) || !verdict_stat_value(&g->f[LF_MAX + i], &y))
+			continue;
+		strbuf_addf(out, "%s\"%s\":{\"abs\":", first ? "" : ",", names[i]);
+		add_number_or_null(out, fabs(x - y));
+		strbuf_addstr(out, ",\"rel\":");
+		if (y == 0 && x == 0)
+			strbuf_addstr(out, "0.0");
+		else if (y == 0)
+			strbuf_addstr(out, "\"inf\"");
+		else
+			add_number_or_null(out, fabs(x - y) / fabs(y));
+		strbuf_addch(out, '}');
+		first = false;
+	}
+	if (t->f[LF_MD5].kind == SPAN_STRING && g->f[LF_MD5].kind == SPAN_STRING) {
+		strbuf_addf(out, "%s\"md5_match\":%s", first ? "" : ",",
+			    span_same(&t->f[LF_MD5], &g->f[LF_MD5]) ? "true" : "false");
+		first = false;
+	}
+	if (tm) {
+		if (!first)
+			strbuf_addch(out, ',');
+		add_tensor_metrics(out, tm, tm_compared, problem);
+	}
+	strbuf_addch(out, '}');
 }

@@ -89,6 +89,16 @@ int verdict_tensor_declared(const struct leafrec *r, const struct tensor *t, con
 void verdict_write_text(const struct leafrec *t, const struct leafrec *g, unsigned differs, const char *head,
 			const char *indent, struct strbuf *out);
 
+/*
+ * Ours in a metric record (probe-records(5)): ",\"metrics\":{...}" with,
+ * per statistic both leaves have, the absolute and relative difference;
+ * the md5 match; and, when tm is not NULL, the tensors ("compared" false
+ * with problem, else whether the bytes are the same, how many elements
+ * differ, the first, the ulps, the hashes).
+ */
+void verdict_write_metrics(struct strbuf *out, const struct leafrec *t, const struct leafrec *g, const struct tmetric *tm,
+			   bool tm_compared, const char *problem);
+
 /* t or g may be NULL (one side missing). */
 void verdict_pair(const struct leafrec *t, const struct leafrec *g, const struct verdict_options *opts,
 		  struct verdict_result *out);

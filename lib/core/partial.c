@@ -1,11 +1,13 @@
 #include "partial.h"
 #include "xalloc.h"
+#include "msg.h"
 
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <sys/random.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -315,4 +317,22 @@ int partial_write_file(const char *path, const void *data, size_t len, struct st
 		return -1;
 	}
 	return partial_commit(part, err);
+}
+
+int partial_make_dirs(const char *path, struct strbuf *err)
+{
+	struct strbuf sb = STRBUF_INIT;
+	int ret = 0;
+	strbuf_addstr(&sb, path);
+	for (size_t i = 1; !ret && i <= sb.len; i++) {
+		if (i < sb.len && sb.buf[i] != '/')
+			continue;
+		char c = sb.buf[i];
+		sb.buf[i] = '\0';
+		if (mkdir(sb.buf, 0777) < 0 && errno != EEXIST)
+			ret = msg_fail(err, sb.buf, "cannot make the directory: %s", strerror(errno));
+		sb.buf[i] = c;
+	}
+	strbuf_release(&sb);
+	return ret;
 }

@@ -72,4 +72,10 @@ int partial_write_file(const char *path, const void *data, size_t len, struct st
 /* Called by the signal handler after the temporaries are removed (async-signal-safe code only). */
 void partial_on_signal(void (*hook)(int sig));
 
+/*
+ * mkdir -p: path and each missing directory above it (mode 0777 before the
+ * umask).  0, or -1 with "DIR: cannot make the directory: why" in err.
+ */
+int partial_make_dirs(const char *path, struct strbuf *err);
+
 #endif

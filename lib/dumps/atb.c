@@ -156,13 +156,51 @@ static bool device_has_execs(const char *dir)
 	return yes;
 }
 
+/* The last component of path ("a/b/" -> "b") into out. */
+static void last_name(const char *path, size_t up, struct strbuf *out)
+{
+	size_t n = strlen(path);
+	strbuf_reset(out);
+	for (size_t i = 0;; i++) {
+		while (n > 1 && path[n - 1] == '/')
+			n--;
+		size_t end = n;
+		while (n && path[n - 1] != '/')
+			n--;
+		if (i == up) {
+			strbuf_add(out, path + n, end - n);
+			return;
+		}
+		if (!n)
+			return;
+	}
+}
+
+void atb_exec_labels(const char *exec_dir, int64_t *device, int64_t *exec)
+{
+	struct strbuf name = STRBUF_INIT;
+	char *real = realpath(exec_dir, NULL); /* so that "." and ".." say where they are */
+	if (real)
+		exec_dir = real;
+	last_name(exec_dir, 0, &name);
+	*exec = all_digits(name.buf) && name.len < 19 ? strtoll(name.buf, NULL, 10) : -1;
+	last_name(exec_dir, 1, &name);
+	*device = device_pid_name(name.buf) && strcspn(name.buf, "_") < 19 ? strtoll(name.buf, NULL, 10) : -1;
+	strbuf_release(&name);
+	free(real);
+}
+
 bool atb_is_dump(const char *path)
 {
 	char *data;
+	int64_t device, exec;
 	if (!is_dir(path))
 		return false;
 	if (has_file(path, "statistic.csv"))
 		return true;
+	atb_exec_labels(path, &device, &exec);
+	if (device >= 0 && exec >= 0)
+		return true; /* .../<device>_<pid>/<exec count>/ without its statistic.csv: atb_exec_dirs() says so */
 	if ((data = data_dir_of(path))) {
 		free(data);
 		return true;
@@ -186,6 +224,7 @@ static int add_execs(const char *device_dir, char ***dirs, size_t *n, size_t *al
 int atb_exec_dirs(const char *path, char ***dirs, size_t *n, struct strbuf *err)
 {
 	size_t alloc = 0, start = *n;
+	int64_t device, exec;
 	char *data;
 	if (has_file(path, "statistic.csv")) {
 		ALLOC_GROW(*dirs, *n + 1, alloc);
@@ -193,6 +232,9 @@ int atb_exec_dirs(const char *path, char ***dirs, size_t *n, struct strbuf *err)
 		return 1;
 	}
 	alloc = *n;
+	atb_exec_labels(path, &device, &exec);
+	if (device >= 0 && exec >= 0)
+		return msg_fail(err, path, "an ATB exec folder without its statistic.csv");
 	if ((data = data_dir_of(path))) {
 		struct names dev = { 0 };
 		int ret = subdirs(data, device_pid_name, cmp_name, &dev, err);
@@ -233,6 +275,7 @@ struct atb_file {
 	struct atb_row *rows;
 	size_t nr, alloc;
 	struct atb_read_stats *st;
+	int64_t rank, step;   /* the caller's labels, or -1: the row's */
 	bool tensor;
 };
 
@@ -369,17 +412,37 @@ static int parse_rows(struct atb_file *af, struct strbuf *err)
 
 /* ---- records -------------------------------------------------------------------------- */
 
+/* Whether s is a number as JSON writes one (what %f prints, and integers). */
+static bool json_number_text(const char *s)
+{
+	s += *s == '-';
+	if (!isdigit((unsigned char)*s))
+		return false;
+	s += *s == '0' ? 1 : strspn(s, "0123456789");
+	if (*s == '.') {
+		if (!isdigit((unsigned char)*++s))
+			return false;
+		s += strspn(s, "0123456789");
+	}
+	if (*s == 'e' || *s == 'E') {
+		s++;
+		s += *s == '+' || *s == '-';
+		if (!isdigit((unsigned char)*s))
+			return false;
+		s += strspn(s, "0123456789");
+	}
+	return !*s;
+}
+
 static void add_number_or_skip(struct strbuf *out, const char *key, const char *v)
 {
-	char *end;
 	if (!strcmp(v, "N/A") || !*v)
 		return;
-	strtod(v, &end);
 	strbuf_addf(out, ",\"%s\":", key);
-	if (*end)
-		jsonw_str(out, v); /* not a number: kept as text */
-	else
+	if (json_number_text(v))
 		strbuf_addstr(out, v);
+	else
+		jsonw_str(out, v); /* "nan", "inf", "-nan" as %f prints them, or no number: kept as text */
 }
 
 static int add_shape(struct strbuf *out, const char *shape, const struct atb_file *af, size_t line, struct strbuf *err)
@@ -429,8 +492,9 @@ static bool exists(const char *path)
 	return !stat(path, &st);
 }
 
-/* The .bin file of a row; an alias followed to its target. */
-static int row_file(struct atb_file *af, const struct atb_row *r, struct strbuf *out, struct strbuf *err)
+/* The .bin file of a row; an alias followed to its target, the alias file then in alias_of. */
+static int row_file(struct atb_file *af, const struct atb_row *r, struct strbuf *out, struct strbuf *alias_of,
+		    struct strbuf *err)
 {
 	struct strbuf alias = STRBUF_INIT, target = STRBUF_INIT;
 	int a;
@@ -454,6 +518,7 @@ static int row_file(struct atb_file *af, const struct atb_row *r, struct strbuf 
 		if (!af->st->aliases++)
 			warning("%s: alias files (filter_level 1) followed to the file they name, e.g. %s -> %s (msprobe "
 				"gives N/A there)", af->path, out->buf, target.buf);
+		strbuf_addbuf(alias_of, out);
 		strbuf_reset(out);
 		strbuf_addbuf(out, &target);
 		a = 0;
@@ -471,7 +536,7 @@ static int64_t device_of(const char *device_pid)
 static int emit_row(struct atb_file *af, const struct atb_row *pos, const struct atb_row *v, size_t seq,
 		    struct strbuf *out, struct strbuf *err)
 {
-	struct strbuf file = STRBUF_INIT;
+	struct strbuf file = STRBUF_INIT, alias_of = STRBUF_INIT;
 	char *end;
 	long long exec = strtoll(v->f[A_EXEC], &end, 10);
 	if (*end || !*v->f[A_EXEC] || exec < 0)
@@ -479,8 +544,9 @@ static int emit_row(struct atb_file *af, const struct atb_row *pos, const struct
 	if (strcmp(v->f[A_IO], "input") && strcmp(v->f[A_IO], "output"))
 		return msg_fail(err, af->path, "line %zu: Input/Output \"%s\" is neither input nor output", v->line,
 				v->f[A_IO]);
-	strbuf_addf(out, "{\"rank\":%lld,\"step\":%lld,\"seq\":%zu,\"entry\":", (long long)device_of(v->f[A_DEVICE]),
-		    exec, seq);
+	strbuf_addf(out, "{\"rank\":%lld,\"step\":%lld,\"seq\":%zu,\"entry\":",
+		    (long long)(af->rank >= 0 ? af->rank : device_of(v->f[A_DEVICE])), af->step >= 0 ? (long long)af->step : exec,
+		    seq);
 	jsonw_string(out, pos->name, pos->entry_len);
 	strbuf_addstr(out, ",\"name\":");
 	jsonw_str(out, pos->name);
@@ -494,25 +560,31 @@ static int emit_row(struct atb_file *af, const struct atb_row *pos, const struct
 	add_number_or_skip(out, "min", v->f[A_MIN]);
 	add_number_or_skip(out, "mean", v->f[A_MEAN]);
 	add_number_or_skip(out, "norm", v->f[A_NORM]);
-	strbuf_addstr(out, ",\"attrs\":{\"device_pid\":");
-	jsonw_str(out, v->f[A_DEVICE]);
-	strbuf_addstr(out, ",\"op_type\":");
+	strbuf_addstr(out, ",\"attrs\":{\"op_type\":");
 	jsonw_str(out, v->f[A_OP_TYPE]);
 	strbuf_addstr(out, ",\"format\":");
 	jsonw_str(out, v->f[A_FORMAT]);
 	strbuf_addch(out, '}');
 	if (strcmp(v->f[A_PATH], "N/A")) {
-		if (row_file(af, v, &file, err) < 0) {
+		if (row_file(af, v, &file, &alias_of, err) < 0) {
 			strbuf_release(&file);
+			strbuf_release(&alias_of);
 			return -1;
 		}
 		strbuf_addstr(out, ",\"data\":");
 		jsonw_string(out, file.buf, file.len);
+		if (alias_of.len) {
+			strbuf_addstr(out, ",\"alias\":");
+			jsonw_string(out, alias_of.buf, alias_of.len);
+		}
 	}
 	strbuf_addf(out, ",\"task\":\"%s\",\"dump\":", af->tensor ? "tensor" : "statistics");
 	jsonw_str(out, af->path);
+	strbuf_addstr(out, ",\"process\":");
+	jsonw_str(out, v->f[A_DEVICE]);
 	strbuf_addstr(out, "}\n");
 	strbuf_release(&file);
+	strbuf_release(&alias_of);
 	return 0;
 }
 
@@ -536,7 +608,8 @@ static int check_task(struct atb_file *af, struct strbuf *err)
 	return 0;
 }
 
-int atb_flatten_exec(const char *exec_dir, struct strbuf *out, struct atb_read_stats *st, struct strbuf *err)
+int atb_flatten_exec(const char *exec_dir, int64_t rank, int64_t step, struct strbuf *out, struct atb_read_stats *st,
+		     struct strbuf *err)
 {
 	struct atb_file af = { 0 };
 	char *path = join(exec_dir, "statistic.csv");
@@ -545,6 +618,8 @@ int atb_flatten_exec(const char *exec_dir, struct strbuf *out, struct atb_read_s
 	af.path = path;
 	af.exec_dir = exec_dir;
 	af.st = st;
+	af.rank = rank;
+	af.step = step;
 	ret = read_whole(path, &af.text, err);
 	if (!ret)
 		ret = parse_rows(&af, err);

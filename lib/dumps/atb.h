@@ -19,12 +19,14 @@
  *   dtype  ATB's text ("bf16", "float16", "float", "int64", "bool", ...)
  *   shape  Shape "4x16" as [4,16]
  *   max min mean norm  the row's number text (N/A: left out)
- *   attrs  {"device_pid", "op_type", "format"}
+ *   attrs  {"op_type", "format"} (compared)
+ *   process  Device and PID ("0_39943"), which differs between runs
  *   data   the .bin file: the Tensor Path after its last "atb_dump_data",
  *          its parts from the fifth on, under this exec folder (msprobe's
  *          rule), when the path is not N/A; an alias file (filter_level 1,
  *          "data=<first file>") is followed to the file it names, which
  *          must exist (msprobe gives N/A there; a warning says so once)
+ *   alias  then the alias file itself, the one msprobe reads
  *   task   "statistics" (Tensor Path N/A) or "tensor", from the first row
  *   dump   the statistic.csv path
  *
@@ -46,7 +48,12 @@
 
 #include <stdbool.h>
 
-/* Whether path is an ATB exec folder, a <device>_<pid> folder of them, or an atb_dump_data (or its parent) root. */
+/*
+ * Whether path is an ATB exec folder (one holding statistic.csv, or a
+ * <device>_<pid>/<digits> folder, whose missing statistic.csv
+ * atb_exec_dirs() then reports), a <device>_<pid> folder of them, or an
+ * atb_dump_data (or its parent) root.
+ */
 bool atb_is_dump(const char *path);
 
 /*
@@ -60,7 +67,19 @@ struct atb_read_stats {
 	size_t rows, kept, skipped, duplicates, aliases;
 };
 
-/* The leaf records of one exec folder appended to out.  0, or -1 with the reason in err. */
-int atb_flatten_exec(const char *exec_dir, struct strbuf *out, struct atb_read_stats *st, struct strbuf *err);
+/*
+ * The leaf records of one exec folder appended to out, each ending in a
+ * newline; rank and step >= 0 label them instead of the rows' device and
+ * Execution Count.  0, or -1 with the reason in err.
+ */
+int atb_flatten_exec(const char *exec_dir, int64_t rank, int64_t step, struct strbuf *out, struct atb_read_stats *st,
+		     struct strbuf *err);
+
+/*
+ * The device and exec count an exec folder's path names
+ * (".../<device>_<pid>/<exec count>"), each -1 when its folder is not so
+ * named.
+ */
+void atb_exec_labels(const char *exec_dir, int64_t *device, int64_t *exec);
 
 #endif

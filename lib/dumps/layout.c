@@ -1,4 +1,5 @@
 #include "layout.h"
+#include "atb.h"
 #include "../records/leafrec.h"
 #include "../core/msg.h"
 #include "../core/xalloc.h"
@@ -113,7 +114,7 @@ static char *parent_name(const char *path, int up)
 static void add_file(struct dump_list *list, const char *path, int64_t rank, int64_t step, int exec_mode)
 {
 	ALLOC_GROW(list->v, list->nr + 1, list->alloc);
-	list->v[list->nr++] = (struct dump_file){ xstrdup(path), rank, step, is_debug_name(path), false, exec_mode };
+	list->v[list->nr++] = (struct dump_file){ xstrdup(path), rank, step, is_debug_name(path), false, exec_mode, false };
 }
 
 /* The dump file of a rank dir, or NULL (with a message in err when one is there but broken). */
@@ -372,6 +373,48 @@ static int64_t rank_of_dir_name(const char *name)
 	return layout_parse_numbered(name, "rank");
 }
 
+/* The directory holding a file ("." when the path has none), malloc'ed. */
+static char *parent_dir(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	if (!slash)
+		return xstrdup(".");
+	return slash == path ? xstrdup("/") : xmemdupz(path, (size_t)(slash - path));
+}
+
+/* Whether path is a file named statistic.csv (ATB's, read as its exec folder). */
+static bool is_atb_csv(const char *path)
+{
+	const char *base = strrchr(path, '/');
+	return !strcmp(base ? base + 1 : path, "statistic.csv");
+}
+
+/* The exec folders of an ATB dump, one dump file each; one process per device. */
+static int discover_atb(const char *operand, struct dump_list *list, struct strbuf *err)
+{
+	char **dirs = NULL;
+	size_t n = 0, before = list->nr;
+	int ret = atb_exec_dirs(operand, &dirs, &n, err);
+	for (size_t i = 0; i < n; i++) {
+		int64_t device, exec;
+		atb_exec_labels(dirs[i], &device, &exec);
+		for (size_t j = before; ret >= 0 && j < list->nr; j++)
+			if (device >= 0 && list->v[j].rank == device && list->v[j].step == exec) {
+				strbuf_addf(err, "%s: two processes of device %lld dumped exec count %lld: %s and %s; name "
+					    "the folder of one", operand, (long long)device, (long long)exec, list->v[j].path,
+					    dirs[i]);
+				ret = -1;
+			}
+		if (ret >= 0) {
+			add_file(list, dirs[i], device, exec, LEAF_EXEC_NONE);
+			list->v[list->nr - 1].atb = true;
+		}
+		free(dirs[i]);
+	}
+	free(dirs);
+	return ret < 0 ? -1 : 0;
+}
+
 int layout_discover(const char *operand, struct dump_list *list, struct strbuf *err)
 {
 	struct stat st;
@@ -384,6 +427,12 @@ int layout_discover(const char *operand, struct dump_list *list, struct strbuf *
 	if (stat(operand, &st)) {
 		strbuf_addf(err, "%s: %s", operand, strerror(errno));
 		return -1;
+	}
+	if (!S_ISDIR(st.st_mode) && is_atb_csv(operand)) {
+		char *dir = parent_dir(operand);
+		int ret = discover_atb(dir, list, err);
+		free(dir);
+		return ret;
 	}
 	if (!S_ISDIR(st.st_mode)) {
 		/* a dump file: rank and step from its directories when they follow the layout */
@@ -407,6 +456,8 @@ int layout_discover(const char *operand, struct dump_list *list, struct strbuf *
 		free(file);
 		return 0;
 	}
+	if (atb_is_dump(operand))
+		return discover_atb(operand, list, err);
 	if (has_numbered_subdir(operand, "rank") || has_numbered_subdir(operand, "proc")) {
 		char *self = parent_name(operand, -1);
 		int64_t step = layout_parse_numbered(self, "step");
@@ -417,8 +468,8 @@ int layout_discover(const char *operand, struct dump_list *list, struct strbuf *
 		return discover_modes(operand, list, err);
 	if (has_numbered_subdir(operand, "step"))
 		return discover_root(operand, LEAF_EXEC_NONE, list, err);
-	strbuf_addf(err, "%s: not a dump: no dump.json or debug.json, and no rank<N>, proc<pid>, step<N>, graph or "
-		    "pynative directories", operand);
+	strbuf_addf(err, "%s: not a dump: no dump.json or debug.json, no rank<N>, proc<pid>, step<N>, graph or "
+		    "pynative directories, and no ATB statistic.csv", operand);
 	return -1;
 }
 

@@ -23,6 +23,13 @@
  *                 only the folders).  A folder named on its own (root/graph,
  *                 root/graph/step0) is an ordinary dump root or step dir.
  *
+ *   an ATB dump  MindIE's atb_dump_data root (or its parent, or its data
+ *                folder), a <device>_<pid> folder, an exec-count folder
+ *                holding statistic.csv, or that statistic.csv itself: one
+ *                dump file per exec folder (atb.h), rank the device, step
+ *                the exec count; two processes of one device in a root
+ *                are an error (name one of their folders).
+ *
  * Rank and step come from the directory names (rank<N> -> N, step<N> -> N)
  * and are -1 when the layout does not say (a proc<pid> dir, a bare "rank",
  * a file outside the layout).  Nothing is guessed: a step dir with several
@@ -47,6 +54,7 @@ struct dump_file {
 	bool debug;     /* a debug.json (single-point save) */
 	bool csv;       /* an msprobe compare_result CSV (probe-flatten reads those too) */
 	int exec_mode;  /* the folder of a graph/pynative root it is in (LEAF_EXEC_*, leafrec.h); 0: none */
+	bool atb;       /* an ATB exec folder (atb.h): path is the folder, rank its device, step its exec count */
 };
 
 struct dump_list {
