@@ -3,6 +3,7 @@
 #include "consist.h"
 #include "../core/xalloc.h"
 #include "../core/textesc.h"
+#include "../dumps/atb.h"
 #include "../dumps/stack.h"
 
 #include <math.h>
@@ -208,6 +209,21 @@ static void add_differences(const struct first_stream *f, const struct finding *
 	strbuf_release(&reason);
 }
 
+/* An ATB dump's first divergence: what to dump next (atb.h), each line indented as the report's. */
+static void add_atb_next(struct strbuf *out, const struct finding *x, struct strbuf *sb)
+{
+	strbuf_reset(sb);
+	atb_next_step(x->entry, x->step, sb);
+	for (const char *p = sb->buf; *p;) {
+		const char *nl = strchr(p, '\n');
+		size_t n = nl ? (size_t)(nl - p) + 1 : strlen(p);
+		strbuf_addstr(out, "  ");
+		text_escape(out, p, n - (nl != NULL), 0);
+		strbuf_addch(out, '\n');
+		p += n;
+	}
+}
+
 /* One divergence (or culprit), in full. */
 static void write_finding_text(const struct first_stream *f, const struct rank_state *rs, const struct finding *x,
 			       const char *ranks, struct strbuf *out, struct strbuf *sb)
@@ -233,6 +249,9 @@ static void write_finding_text(const struct first_stream *f, const struct rank_s
 	if (sb->len)
 		strbuf_addf(out, "  where    %s\n", sb->buf);
 	add_frames(out, x);
+	leaf_field_text(x, LF_TYPE, sb);
+	if (x->n == 1 && !strcmp(sb->buf, "atb.Tensor"))
+		add_atb_next(out, x, sb);
 }
 
 /*

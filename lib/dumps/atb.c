@@ -636,3 +636,46 @@ int atb_flatten_exec(const char *exec_dir, int64_t rank, int64_t step, struct st
 	free(path);
 	return ret;
 }
+
+/* ---- what to dump next -------------------------------------------------------------- */
+
+/* The ids of an entry's levels joined by '_' ("1_Prefill_layer/3_Elewise" -> "1_3"); the levels counted. */
+static size_t id_path(const char *entry, struct strbuf *out)
+{
+	size_t levels = 0;
+	for (const char *p = entry; *p; levels++) {
+		size_t n = strcspn(p, "_/");
+		if (levels)
+			strbuf_addch(out, '_');
+		strbuf_add(out, p, n);
+		p += strcspn(p, "/");
+		p += *p == '/';
+	}
+	return levels;
+}
+
+void atb_next_step(const char *entry, int64_t exec, struct strbuf *out)
+{
+	struct strbuf ids = STRBUF_INIT, range = STRBUF_INIT;
+	size_t levels = id_path(entry, &ids);
+	const char *slash = strrchr(entry, '/');
+	if (exec >= 0)
+		strbuf_addf(&range, "\"%lld,%lld\"", (long long)exec, (long long)exec);
+	else
+		strbuf_addstr(&range, "\"all\"");
+	if (levels < 3) {
+		strbuf_addf(out, "next     dump the %s's %s, layer first then operation (seed 004): in ATB's "
+			    "config.json\n", levels == 1 ? "layer" : "operation", levels == 1 ? "operations and kernels" : "kernels");
+		strbuf_addf(out, "         \"task\": \"tensor\", \"ids\": \"%s\", \"save_child\": true, \"filter_level\": 0, "
+			    "\"exec_range\": %s\n", ids.buf, range.buf);
+		strbuf_addstr(out, "         then compare the two new dumps the same way\n");
+	} else {
+		strbuf_addf(out, "next     %s is the kernel: take its inputs to a single-operator reproduction:\n",
+			    slash ? slash + 1 : entry);
+		strbuf_addstr(out, "         probe-flatten TARGET | jq -c 'select(.entry == \"");
+		strbuf_addstr(out, entry);
+		strbuf_addstr(out, "\" and .state == \"input\")' | probe-export -o repro\n");
+	}
+	strbuf_release(&ids);
+	strbuf_release(&range);
+}

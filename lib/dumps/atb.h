@@ -82,4 +82,18 @@ int atb_flatten_exec(const char *exec_dir, int64_t rank, int64_t step, struct st
  */
 void atb_exec_labels(const char *exec_dir, int64_t *device, int64_t *exec);
 
+/*
+ * What to dump next, for people (probe-first's report), after the first
+ * divergence at entry ("1_Prefill_layer", "1_Prefill_layer/3_Elewise...",
+ * ...) of an ATB dump taken at exec count exec (-1: not known), seed 004's
+ * "layer first, then operation": a layer or an operation without kernels ->
+ * the dump config (config.json) that dumps its operations and kernels
+ * ("ids" its id path "1" or "1_3", "save_child": true, "filter_level": 0 so
+ * that every tensor is its own file, "exec_range" that exec count); a
+ * kernel -> its inputs to a single-operator reproduction (probe-export).
+ * One or more lines into out, each ending in a newline, the first starting
+ * "next     " and the others indented alike.
+ */
+void atb_next_step(const char *entry, int64_t exec, struct strbuf *out);
+
 #endif

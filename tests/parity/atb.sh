@@ -2,7 +2,8 @@
 # for the statistics pair (01, exec folder 0 of each side) and the tensor pair with operations
 # and kernels (05); CSV byte for byte against the rendering of msprobe's workbook, and our
 # --xlsx read back by a reader of our own (xlsx_render.py) equal to it with every cell a string,
-# as msprobe's; then our verdict and probe-first's answer on both.
+# as msprobe's; then our verdict and probe-first's answer on both, with what to dump next
+# (the layer's operations and kernels; the kernel's inputs to a reproduction).
 set -u
 n=0
 D=$FIXTURES/atb/dumps
@@ -74,8 +75,8 @@ csv "01 statistics, named by statistic.csv" "$(ls "$E"/01_stats_layer_exec0/csv/
 csv "05 tensor, operations and kernels, atb_dump_data roots" "$(ls "$E"/05_tensor_op_f0/csv/*.csv 2> /dev/null)" "$T_T" "$T_G"
 book "01 statistics, -o DIR --xlsx" "$E/01_stats_layer_exec0" "$S_T" "$S_G" stats
 book "05 tensor, -o DIR --xlsx" "$E/05_tensor_op_f0" "$T_T" "$T_G" tensor
-ours "01 our verdict, layer level" "$S_T" "$S_G" "1_Prefill_layer/output.0" "1_Prefill_layer"
-ours "05 our verdict, kernel level" "$T_T" "$T_G" "1_Prefill_layer/3_ElewiseOperation/0_AddBF16Kernel/output.0" "0_AddBF16Kernel"
+ours "01 our verdict, layer level" "$S_T" "$S_G" "1_Prefill_layer/output.0" '"ids": "1", "save_child": true' 
+ours "05 our verdict, kernel level" "$T_T" "$T_G" "1_Prefill_layer/3_ElewiseOperation/0_AddBF16Kernel/output.0" "0_AddBF16Kernel is the kernel"
 
 # both exec folders of the statistics root: two tables under -o, one per exec folder
 n=$((n + 1))
