@@ -12,6 +12,7 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -123,7 +124,25 @@ static int subdirs(const char *dir, bool (*keep)(const char *), int (*cmp)(const
 	return 0;
 }
 
-/* The data folder of an ATB root: path/atb_dump_data/data, path/data, or NULL. */
+static bool device_has_execs(const char *dir);
+
+/* Whether dir holds <device>_<pid> folders, the first of them of exec folders (a data folder by another name). */
+static bool holds_device_dirs(const char *dir)
+{
+	struct names dev = { 0 };
+	struct strbuf ignored = STRBUF_INIT;
+	bool yes = !subdirs(dir, device_pid_name, cmp_name, &dev, &ignored) && dev.n;
+	if (yes) {
+		char *p = join(dir, dev.v[0]);
+		yes = device_has_execs(p);
+		free(p);
+	}
+	names_free(&dev);
+	strbuf_release(&ignored);
+	return yes;
+}
+
+/* The data folder of an ATB root: path/atb_dump_data/data, path/data, path itself when it holds device folders, or NULL. */
 static char *data_dir_of(const char *path)
 {
 	static const char *const tails[] = { "atb_dump_data/data", "data" };
@@ -138,7 +157,7 @@ static char *data_dir_of(const char *path)
 			return p;
 		free(p);
 	}
-	return NULL;
+	return holds_device_dirs(path) ? xstrdup(path) : NULL;
 }
 
 static bool device_has_execs(const char *dir)
@@ -279,6 +298,18 @@ struct atb_file {
 	bool tensor;
 };
 
+/* "FILE:LINE: what" in err; -1. */
+static int fail_at(struct strbuf *err, const struct atb_file *af, size_t line, const char *fmt, ...) PRINTF_LIKE(4, 5);
+static int fail_at(struct strbuf *err, const struct atb_file *af, size_t line, const char *fmt, ...)
+{
+	va_list ap;
+	strbuf_addf(err, "%s:%zu: ", af->path, line);
+	va_start(ap, fmt);
+	strbuf_vaddf(err, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
 static int read_whole(const char *path, char **out, struct strbuf *err)
 {
 	struct strbuf sb = STRBUF_INIT;
@@ -367,7 +398,7 @@ static int parse_rows(struct atb_file *af, struct strbuf *err)
 		chop_cr(p);
 		if (++line == 1) {
 			if (strcmp(p, atb_header))
-				ret = msg_fail(err, af->path, "line 1: not ATB's statistic.csv header (%s)", atb_header);
+				ret = fail_at(err, af, 1, "not ATB's statistic.csv header (%s)", atb_header);
 			continue;
 		}
 		if (!*p)
@@ -380,7 +411,7 @@ static int parse_rows(struct atb_file *af, struct strbuf *err)
 			continue;
 		}
 		if (count_char(r.f[A_OP_NAME], '/') != count_char(r.f[A_OP_ID], '_')) {
-			warning("%s:%zu: Op Name %s has %zu levels, Op Id %s %zu: row skipped (msprobe skips it without a "
+			warning("%s:%zu: Op Name %s has %zu levels and Op Id %s %zu: row skipped (msprobe skips it without a "
 				"word)", af->path, line, r.f[A_OP_NAME], count_char(r.f[A_OP_NAME], '/') + 1, r.f[A_OP_ID],
 				count_char(r.f[A_OP_ID], '_') + 1);
 			af->st->skipped++;
@@ -451,7 +482,7 @@ static int add_shape(struct strbuf *out, const char *shape, const struct atb_fil
 	for (const char *p = shape; *p;) {
 		size_t n = strspn(p, "0123456789");
 		if (!n || (p[n] && p[n] != 'x'))
-			return msg_fail(err, af->path, "line %zu: Shape \"%s\" is not sizes joined by 'x'", line, shape);
+			return fail_at(err, af, line, "Shape \"%s\" is not sizes joined by 'x'", shape);
 		if (p != shape)
 			strbuf_addch(out, ',');
 		strbuf_add(out, p, n);
@@ -499,8 +530,7 @@ static int row_file(struct atb_file *af, const struct atb_row *r, struct strbuf 
 	struct strbuf alias = STRBUF_INIT, target = STRBUF_INIT;
 	int a;
 	if (resolve_path(af, r->f[A_PATH], out) < 0)
-		return msg_fail(err, af->path, "line %zu: Tensor Path %s has no atb_dump_data/data/<device>/<exec>/ part",
-				r->line, r->f[A_PATH]);
+		return fail_at(err, af, r->line, "Tensor Path %s has no atb_dump_data/data/<device>/<exec>/ part", r->f[A_PATH]);
 	if (!exists(out->buf))
 		return 0; /* a missing file: the tensor compare says so, as for any dump */
 	a = tensor_atb_alias(out->buf, &alias, err);
@@ -540,9 +570,9 @@ static int emit_row(struct atb_file *af, const struct atb_row *pos, const struct
 	char *end;
 	long long exec = strtoll(v->f[A_EXEC], &end, 10);
 	if (*end || !*v->f[A_EXEC] || exec < 0)
-		return msg_fail(err, af->path, "line %zu: Execution Count \"%s\" is not a number", v->line, v->f[A_EXEC]);
+		return fail_at(err, af, v->line, "Execution Count \"%s\" is not a number", v->f[A_EXEC]);
 	if (strcmp(v->f[A_IO], "input") && strcmp(v->f[A_IO], "output"))
-		return msg_fail(err, af->path, "line %zu: Input/Output \"%s\" is neither input nor output", v->line,
+		return fail_at(err, af, v->line, "Input/Output \"%s\" is neither input nor output",
 				v->f[A_IO]);
 	strbuf_addf(out, "{\"rank\":%lld,\"step\":%lld,\"seq\":%zu,\"entry\":",
 		    (long long)(af->rank >= 0 ? af->rank : device_of(v->f[A_DEVICE])), af->step >= 0 ? (long long)af->step : exec,
@@ -602,9 +632,9 @@ static int check_task(struct atb_file *af, struct strbuf *err)
 	af->tensor = af->nr && strcmp(af->rows[0].f[A_PATH], "N/A");
 	for (size_t i = 1; i < af->nr; i++)
 		if (!strcmp(af->rows[i].f[A_PATH], "N/A") == af->tensor)
-			return msg_fail(err, af->path, "line %zu: Tensor Path %s where line %zu's is %s: a statistics and a "
-					"tensor task in one file", af->rows[i].line, af->rows[i].f[A_PATH], af->rows[0].line,
-					af->rows[0].f[A_PATH]);
+			return fail_at(err, af, af->rows[i].line, "Tensor Path %s where line %zu's is %s: a statistics and "
+				       "a tensor task in one file (msprobe reads the file as line %zu's task)", af->rows[i].f[A_PATH],
+				       af->rows[0].line, af->rows[0].f[A_PATH], af->rows[0].line);
 	return 0;
 }
 
