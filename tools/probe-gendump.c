@@ -1,10 +1,11 @@
 /*
  * probe-gendump: example msprobe dumps of a golden run and a faulty run:
- * a simulated MLP training (gendump.h) or verl's training against
- * inference check (genverl.h).
+ * a simulated MLP training (gendump.h), verl's training against
+ * inference check (genverl.h) or MindIE's ATB inference (genatb.h).
  */
 #include "../lib/testdata/gendump.h"
 #include "../lib/testdata/genverl.h"
+#include "../lib/testdata/genatb.h"
 #include "../lib/core/msg.h"
 #include "../lib/core/opt.h"
 
@@ -25,6 +26,9 @@ enum {
 	OPT_ZOO,
 	OPT_SEED,
 	OPT_PRINT_TENSORS,
+	OPT_SAVE_CHILD,
+	OPT_FILTER_LEVEL,
+	OPT_DEVICE,
 };
 
 static const struct opt_spec options[] = {
@@ -37,53 +41,73 @@ static const struct opt_spec options[] = {
 	  "pt|npy", 0 },
 	{ OPT_FRAMEWORK, 0, "framework", "RUNS",
 	  "the MLP's runs as pytorch (default) or mindspore, or a mindspore target against a pytorch golden; "
-	  "or verl's fsdp or megatron training dump against its vllm inference dump",
-	  "pytorch|mindspore|mindspore-pytorch|verl-fsdp|verl-megatron", 0 },
+	  "or verl's fsdp or megatron training dump against its vllm inference dump; or atb: MindIE's ATB "
+	  "dumps of a tiny decoder's inference",
+	  "pytorch|mindspore|mindspore-pytorch|verl-fsdp|verl-megatron|atb", 0 },
 	{ OPT_DTYPE, 0, "dtype", "TYPE",
 	  "what tensors are saved as, computed in float32 (default float32; verl: bfloat16, float16 refused)",
 	  "float32|float16|bfloat16", 0 },
 	{ OPT_FAULT, 0, "fault", "KIND",
 	  "fault injected into the target run (default fc2-weight); verl's, in its training run: down-proj "
-	  "(default: layer 1's down projection output), q-weight (layer 0's q_proj weight) or none; the rows "
-	  "each makes differ: probe-gendump(1)",
-	  GEN_FAULT_CHOICES "|down-proj|q-weight", 0 },
+	  "(default: layer 1's down projection output), q-weight (layer 0's q_proj weight) or none; atb's: "
+	  "add-kernel (default: layer 1's AddBF16Kernel output), linear-weight (layer 1's Linear weight) or "
+	  "none; the rows each makes differ: probe-gendump(1)",
+	  GEN_FAULT_CHOICES "|down-proj|q-weight|add-kernel|linear-weight", 0 },
 	{ OPT_FAULT_RANK, 0, "fault-rank", "R", "rank that carries the fault (default 0)", NULL, 0 },
-	{ OPT_STEPS, 0, "steps", "N", "training steps, with an SGD update between them (default 1)", NULL, 0 },
+	{ OPT_STEPS, 0, "steps", "N",
+	  "training steps, with an SGD update between them (default 1); atb: execution counts (default 1)", NULL, 0 },
 	{ OPT_RANKS, 0, "ranks", "N", "data-parallel ranks, gradients averaged by all_reduce (default 1)", NULL,
 	  0 },
 	{ OPT_MICRO_BATCHES, 0, "micro-batches", "M", "forward+backward passes per step (default 1)", NULL, 0 },
-	{ OPT_LAYERS, 0, "layers", "L", "Linear layers, at least 2 (default 3)", NULL, 0 },
+	{ OPT_LAYERS, 0, "layers", "L",
+	  "Linear layers, at least 2 (default 3); atb: Prefill_layer layers, at least 1 (default 2)", NULL, 0 },
 	{ OPT_WIDTH, 0, "width", "W", "hidden width: the weights are W x W (default 16)", NULL, 0 },
-	{ OPT_BATCH, 0, "batch", "B", "rows per micro-batch (default 4)", NULL, 0 },
+	{ OPT_BATCH, 0, "batch", "B", "rows per micro-batch (default 4); atb: tokens of each prefill (default 4)",
+	  NULL, 0 },
 	{ OPT_ZOO, 0, "zoo", NULL, "append the zoo: entries whose tensors exercise every metric rule", NULL, 0 },
 	{ OPT_SEED, 0, "seed", "S", "seed of weights, inputs and targets (default 1)", NULL, 0 },
 	{ OPT_PRINT_TENSORS, 0, "print-tensors", NULL,
 	  "print every tensor of the golden run's step 0 rank 0 on stdout (for checking)", NULL, 0 },
+	{ OPT_SAVE_CHILD, 0, "save-child", NULL,
+	  "atb: also dump each layer's operations and kernels (ATB's save_child; default the layers only)", NULL, 0 },
+	{ OPT_FILTER_LEVEL, 0, "filter-level", "N",
+	  "atb, tensor mode: 0 (default) every file in full, or 1: a tensor several ops hold saved once, its "
+	  "other files naming the first (data=)",
+	  "0|1", 0 },
+	{ OPT_DEVICE, 0, "device", "N", "atb: the device id, the <device> of <device>_<pid> (default 0)", NULL, 0 },
 };
 
 static const struct tool_spec spec = {
 	.name = "probe-gendump",
 	.synopsis = "[--mode MODE] [--pt-layout LAYOUT] [--format FORMAT] [--framework RUNS] [--dtype TYPE] [--fault KIND] "
 		    "[--fault-rank R] [--steps N] [--ranks N] [--micro-batches M] [--layers L] [--width W] "
-		    "[--batch B] [--zoo] [--seed S] [--print-tensors] OUTDIR",
-	.summary = "Simulate the training of a small MLP (or verl's inference and training of a tiny Qwen2) and "
-		   "write msprobe dumps of a golden run and of a target run with an injected fault to OUTDIR/golden "
-		   "and OUTDIR/target.",
+		    "[--batch B] [--zoo] [--seed S] [--print-tensors] OUTDIR\n"
+		    "--framework atb [--mode MODE] [--save-child] [--filter-level N] [--device N] [--fault KIND] "
+		    "[--steps N] [--layers L] [--width W] [--batch B] [--seed S] OUTDIR",
+	.summary = "Simulate the training of a small MLP (or verl's inference and training of a tiny Qwen2, or "
+		   "MindIE's inference of a tiny decoder) and write msprobe dumps of a golden run and of a target "
+		   "run with an injected fault to OUTDIR/golden and OUTDIR/target.",
 	.opts = options,
 	.nopts = ARRAY_SIZE(options),
 	.operand_flags = OPT_DIR,
 };
 
-/* --framework's choices before verl's: the MLP's runs (gen_framework's order). */
-enum { MLP_FRAMEWORKS = 3 };
+/* --framework's choices: the MLP's runs (gen_framework's order), then verl's two, then atb. */
+enum { MLP_FRAMEWORKS = 3, FW_VERL_FSDP = 3, FW_VERL_MEGATRON = 4, FW_ATB = 5 };
+
+/* The generators, as sets of those that take an option. */
+enum { FOR_MLP = 1, FOR_VERL = 2, FOR_ATB = 4, FOR_ALL = 7 };
 
 /* What the command line says, before it is known which generator runs. */
 struct command {
 	struct gen_config mlp;  /* every option, as the MLP generator takes them */
 	int framework;          /* the index of --framework's value among its choices */
 	const char *fault;      /* --fault's value, or NULL */
-	bool dtype_given, layout_given, format_given;
-	const char *mlp_only;   /* the long name of the first option given that only the MLP run has, or NULL */
+	bool dtype_given, layout_given, format_given, filter_given;
+	bool save_child;
+	int filter_level, device;
+	int given[32];          /* the options given, in order (the first of each), for the refusals */
+	size_t ngiven;
 };
 
 static const char *long_name(int id)
@@ -92,6 +116,74 @@ static const char *long_name(int id)
 		if (options[i].id == id)
 			return options[i].long_name;
 	return "?";
+}
+
+/* Which generators take an option. */
+static unsigned takers(int id)
+{
+	switch (id) {
+	case OPT_PT_LAYOUT:
+	case OPT_DTYPE:
+	case OPT_FAULT_RANK:
+	case OPT_RANKS:
+		return FOR_MLP | FOR_VERL;
+	case OPT_FORMAT:
+	case OPT_MICRO_BATCHES:
+	case OPT_ZOO:
+	case OPT_PRINT_TENSORS:
+		return FOR_MLP;
+	case OPT_STEPS:
+	case OPT_LAYERS:
+	case OPT_WIDTH:
+	case OPT_BATCH:
+		return FOR_MLP | FOR_ATB;
+	case OPT_SAVE_CHILD:
+	case OPT_FILTER_LEVEL:
+	case OPT_DEVICE:
+		return FOR_ATB;
+	default:
+		return FOR_ALL;
+	}
+}
+
+static const char *takers_text(unsigned who)
+{
+	switch (who) {
+	case FOR_MLP: return "the MLP run";
+	case FOR_MLP | FOR_VERL: return "the MLP and verl runs";
+	case FOR_MLP | FOR_ATB: return "the MLP and ATB runs";
+	case FOR_ATB: return "--framework atb";
+	default: return "?";
+	}
+}
+
+/* The name of the framework chosen (pytorch when none is given). */
+static const char *framework_name(const struct command *cmd)
+{
+	static const char *const names[] = { "pytorch", "mindspore", "mindspore-pytorch", "verl-fsdp", "verl-megatron",
+					     "atb" };
+	return names[cmd->framework];
+}
+
+/* A usage error for the first option given that the generator `gen` does not take. */
+static void refuse_others(const struct command *cmd, unsigned gen)
+{
+	for (size_t i = 0; i < cmd->ngiven; i++) {
+		unsigned who = takers(cmd->given[i]);
+		if (who & gen)
+			continue;
+		opt_usage_error(&spec, "--%s is for %s, not for --framework %s", long_name(cmd->given[i]),
+				takers_text(who), framework_name(cmd));
+	}
+}
+
+static void note_given(struct command *cmd, int id)
+{
+	for (size_t i = 0; i < cmd->ngiven; i++)
+		if (cmd->given[i] == id)
+			return;
+	if (cmd->ngiven < ARRAY_SIZE(cmd->given))
+		cmd->given[cmd->ngiven++] = id;
 }
 
 static void parse_options(struct command *cmd, int argc, char **argv)
@@ -140,7 +232,8 @@ static void parse_options(struct command *cmd, int argc, char **argv)
 			cfg->micro_batches = (int)opt_number(&spec, "--micro-batches", arg, 1, 100000);
 			break;
 		case OPT_LAYERS:
-			cfg->layers = (int)opt_number(&spec, "--layers", arg, 2, 100000);
+			/* at least 2 for the MLP (check_mlp_options), 1 for atb */
+			cfg->layers = (int)opt_number(&spec, "--layers", arg, 1, 100000);
 			break;
 		case OPT_WIDTH:
 			cfg->width = (int)opt_number(&spec, "--width", arg, 1, GEN_MAX_WIDTH);
@@ -157,15 +250,21 @@ static void parse_options(struct command *cmd, int argc, char **argv)
 		case OPT_PRINT_TENSORS:
 			cfg->print_tensors = true;
 			break;
+		case OPT_SAVE_CHILD:
+			cmd->save_child = true;
+			break;
+		case OPT_FILTER_LEVEL:
+			cmd->filter_level = opt_choice(&spec, c, arg);
+			cmd->filter_given = true;
+			break;
+		case OPT_DEVICE:
+			cmd->device = (int)opt_number(&spec, "--device", arg, 0, ATB_MAX_DEVICE);
+			break;
 		}
-		if (!cmd->mlp_only && (c == OPT_FORMAT || c == OPT_STEPS || c == OPT_MICRO_BATCHES || c == OPT_LAYERS ||
-				       c == OPT_WIDTH || c == OPT_BATCH || c == OPT_ZOO || c == OPT_PRINT_TENSORS))
-			cmd->mlp_only = long_name(c);
+		note_given(cmd, c);
 	}
 	if (argc - first != 1)
 		opt_usage_error(&spec, argc == first ? "no output directory given" : "more than one operand");
-	if (cfg->fault_rank >= cfg->ranks)
-		opt_usage_error(&spec, "--fault-rank %d is not below --ranks %d", cfg->fault_rank, cfg->ranks);
 	cfg->outdir = argv[first];
 }
 
@@ -173,6 +272,9 @@ static void check_mlp_options(struct command *cmd)
 {
 	struct gen_config *cfg = &cmd->mlp;
 	cfg->framework = (enum gen_framework)cmd->framework;
+	refuse_others(cmd, FOR_MLP);
+	if (cfg->layers < 2)
+		opt_usage_error(&spec, "--layers value is too small: %d", cfg->layers);
 	if (cmd->fault) {
 		if (gendump_fault_parse(cmd->fault) < 0)
 			opt_usage_error(&spec, "unknown --fault kind: %s", cmd->fault);
@@ -190,12 +292,11 @@ static void check_mlp_options(struct command *cmd)
 static void verl_options(const struct command *cmd, struct verl_config *v)
 {
 	const struct gen_config *cfg = &cmd->mlp;
-	const char *backend = cmd->framework == MLP_FRAMEWORKS ? "verl-fsdp" : "verl-megatron";
+	const char *backend = framework_name(cmd);
 
 	genverl_config_init(v);
-	v->backend = cmd->framework == MLP_FRAMEWORKS ? VERL_FSDP : VERL_MEGATRON;
-	if (cmd->mlp_only)
-		opt_usage_error(&spec, "--%s is for the MLP run, not for --framework %s", cmd->mlp_only, backend);
+	v->backend = cmd->framework == FW_VERL_FSDP ? VERL_FSDP : VERL_MEGATRON;
+	refuse_others(cmd, FOR_VERL);
 	if (cfg->task == GEN_TASK_MD5)
 		opt_usage_error(&spec, "--mode md5 is not written for --framework %s: msprobe's consistency compare "
 				       "reads statistics or tensors", backend);
@@ -219,13 +320,51 @@ static void verl_options(const struct command *cmd, struct verl_config *v)
 	v->outdir = cfg->outdir;
 }
 
+/* The ATB generator's configuration from the command line, or a usage error for what it does not take. */
+static void atb_options(const struct command *cmd, struct atb_config *a)
+{
+	const struct gen_config *cfg = &cmd->mlp;
+
+	genatb_config_init(a);
+	refuse_others(cmd, FOR_ATB);
+	if (cfg->task == GEN_TASK_MD5)
+		opt_usage_error(&spec, "--mode md5 is not written for --framework atb: ATB's dumper saves statistics "
+				       "or tensors, no checksums");
+	if (cmd->filter_given && cfg->task != GEN_TASK_TENSOR)
+		opt_usage_error(&spec, "--filter-level needs --mode tensor: the statistics task saves no tensor files");
+	if (cmd->fault && genatb_fault_parse(cmd->fault) < 0)
+		opt_usage_error(&spec, "unknown --fault kind for --framework atb: %s (%s)", cmd->fault, ATB_FAULT_CHOICES);
+	if (cmd->fault)
+		a->fault = (enum atb_fault)genatb_fault_parse(cmd->fault);
+	a->tensors = cfg->task == GEN_TASK_TENSOR;
+	a->save_child = cmd->save_child;
+	a->filter_level = cmd->filter_level;
+	a->device = cmd->device;
+	/* the options the MLP shares, where given; its defaults are not atb's */
+	for (size_t i = 0; i < cmd->ngiven; i++)
+		switch (cmd->given[i]) {
+		case OPT_STEPS: a->steps = cfg->steps; break;
+		case OPT_LAYERS: a->layers = cfg->layers; break;
+		case OPT_WIDTH: a->width = cfg->width; break;
+		case OPT_BATCH: a->batch = cfg->batch; break;
+		}
+	a->seed = cfg->seed;
+	a->outdir = cfg->outdir;
+}
+
 int main(int argc, char **argv)
 {
 	struct command cmd;
 
 	msg_set_progname(argv[0]);
 	parse_options(&cmd, argc, argv);
-	if (cmd.framework >= MLP_FRAMEWORKS) {
+	if (cmd.framework != FW_ATB && cmd.mlp.fault_rank >= cmd.mlp.ranks)
+		opt_usage_error(&spec, "--fault-rank %d is not below --ranks %d", cmd.mlp.fault_rank, cmd.mlp.ranks);
+	if (cmd.framework == FW_ATB) {
+		struct atb_config a;
+		atb_options(&cmd, &a);
+		genatb_write(&a);
+	} else if (cmd.framework >= MLP_FRAMEWORKS) {
 		struct verl_config v;
 		verl_options(&cmd, &v);
 		genverl_write(&v);

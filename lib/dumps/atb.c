@@ -700,11 +700,11 @@ void atb_next_step(const char *entry, int64_t exec, struct strbuf *out)
 			    "\"exec_range\": %s\n", ids.buf, range.buf);
 		strbuf_addstr(out, "         then compare the two new dumps the same way\n");
 	} else {
-		strbuf_addf(out, "next     %s is the kernel: take its inputs to a single-operator reproduction:\n",
+		strbuf_addf(out, "next     %s is the kernel: its inputs' .bin files, for a single-operator reproduction:\n",
 			    slash ? slash + 1 : entry);
-		strbuf_addstr(out, "         probe-flatten TARGET | jq -c 'select(.entry == \"");
+		strbuf_addstr(out, "         probe-flatten TARGET | jq -r 'select(.entry == \"");
 		strbuf_addstr(out, entry);
-		strbuf_addstr(out, "\" and .state == \"input\")' | probe-export -o repro\n");
+		strbuf_addstr(out, "\" and .state == \"input\") | .data'\n");
 	}
 	strbuf_release(&ids);
 	strbuf_release(&range);

@@ -90,7 +90,8 @@ void atb_exec_labels(const char *exec_dir, int64_t *device, int64_t *exec);
  * the dump config (config.json) that dumps its operations and kernels
  * ("ids" its id path "1" or "1_3", "save_child": true, "filter_level": 0 so
  * that every tensor is its own file, "exec_range" that exec count); a
- * kernel -> its inputs to a single-operator reproduction (probe-export).
+ * kernel -> the command that lists its inputs' .bin files, for a
+ * single-operator reproduction.
  * One or more lines into out, each ending in a newline, the first starting
  * "next     " and the others indented alike.
  */
