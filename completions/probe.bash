@@ -76,9 +76,9 @@ _probe_gendump() {
 	--mode) COMPREPLY=($(compgen -W "statistics md5 tensor" -- "$cur")); return ;;
 	--pt-layout) COMPREPLY=($(compgen -W "torch1 torch2" -- "$cur")); return ;;
 	--format) COMPREPLY=($(compgen -W "pt npy" -- "$cur")); return ;;
-	--framework) COMPREPLY=($(compgen -W "pytorch mindspore mindspore-pytorch verl-fsdp verl-megatron" -- "$cur")); return ;;
+	--framework) COMPREPLY=($(compgen -W "pytorch mindspore mindspore-pytorch verl-fsdp verl-megatron atb" -- "$cur")); return ;;
 	--dtype) COMPREPLY=($(compgen -W "float32 float16 bfloat16" -- "$cur")); return ;;
-	--fault) COMPREPLY=($(compgen -W "none fc2-weight fc2-weight-tiny input linear1-output nan grad dtype shape scalar inf nan-input down-proj q-weight" -- "$cur")); return ;;
+	--fault) COMPREPLY=($(compgen -W "none fc2-weight fc2-weight-tiny input linear1-output nan grad dtype shape scalar inf nan-input down-proj q-weight add-kernel linear-weight" -- "$cur")); return ;;
 	--fault-rank) return ;;
 	--steps) return ;;
 	--ranks) return ;;
@@ -87,9 +87,11 @@ _probe_gendump() {
 	--width) return ;;
 	--batch) return ;;
 	--seed) return ;;
+	--filter-level) COMPREPLY=($(compgen -W "0 1" -- "$cur")); return ;;
+	--device) return ;;
 	esac
 	if [[ $cur == -* ]]; then
-		COMPREPLY=($(compgen -W "--mode --pt-layout --format --framework --dtype --fault --fault-rank --steps --ranks --micro-batches --layers --width --batch --zoo --seed --print-tensors -h --help --version" -- "$cur"))
+		COMPREPLY=($(compgen -W "--mode --pt-layout --format --framework --dtype --fault --fault-rank --steps --ranks --micro-batches --layers --width --batch --zoo --seed --print-tensors --save-child --filter-level --device -h --help --version" -- "$cur"))
 		return
 	fi
 	_probe_dirs "$cur"

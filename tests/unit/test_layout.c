@@ -118,7 +118,7 @@ int main(void)
 	       "a bare \"rank\" dir beside numbered ones is an error");
 
 	mkdirs("e/empty");
-	expect("e/empty", "error: e/empty: not a dump: no dump.json or debug.json, and no rank<N>, proc<pid>, step<N>, graph or pynative directories",
+	expect("e/empty", "error: e/empty: not a dump: no dump.json or debug.json, no rank<N>, proc<pid>, step<N>, graph or pynative directories, and no ATB statistic.csv",
 	       "an empty directory is not a dump");
 	expect("nothing", "error: nothing: No such file or directory", "a missing path");
 
