@@ -203,11 +203,10 @@ static void group_free(struct group *g)
 
 void metric_free(struct metric_stream *m)
 {
-	if (m)
-		consist_table_free(m->consist);
-	atb_table_free(m->atb);
 	if (!m)
 		return;
+	consist_table_free(m->consist);
+	atb_table_free(m->atb);
 	stop_workers(m);
 	for (size_t i = 0; i < m->nqueue; i++)
 		group_free(m->queue[i]);
