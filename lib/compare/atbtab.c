@@ -682,40 +682,16 @@ static int write_book(const struct atb_table *t, const struct group *g, const ch
 	return ret;
 }
 
-/* The bytes of a file appended to out: 0, or -1 with errno. */
-static int append_file(struct strbuf *out, const char *path)
-{
-	char buf[1 << 16];
-	size_t got;
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return -1;
-	while ((got = fread(buf, 1, sizeof(buf), f)) > 0)
-		strbuf_add(out, buf, got);
-	int bad = ferror(f);
-	fclose(f);
-	return bad ? (errno = EIO, -1) : 0;
-}
+struct book_job {
+	const struct atb_table *t;
+	const struct group *g;
+};
 
-/* The workbook made in $TMPDIR and appended to out (no -o). */
-static int book_to_out(const struct atb_table *t, const struct group *g, struct strbuf *out, struct strbuf *err)
+/* Without -o: the workbook is made in $TMPDIR and appended to out. */
+static int write_book_tmp(void *ctx, const char *path, struct strbuf *err)
 {
-	const char *tmp = getenv("TMPDIR");
-	struct strbuf path = STRBUF_INIT;
-	int ret, fd;
-	strbuf_addf(&path, "%s/probe-metric-XXXXXX.xlsx", tmp && *tmp ? tmp : "/tmp");
-	if ((fd = mkstemps(path.buf, 5)) < 0) {
-		ret = msg_fail(err, path.buf, "cannot make a temporary workbook: %s", strerror(errno));
-		strbuf_release(&path);
-		return ret;
-	}
-	close(fd);
-	ret = write_book(t, g, path.buf, NULL, err);
-	if (!ret && append_file(out, path.buf) < 0)
-		ret = msg_fail(err, path.buf, "cannot read the workbook back: %s", strerror(errno));
-	unlink(path.buf);
-	strbuf_release(&path);
-	return ret;
+	const struct book_job *j = ctx;
+	return write_book(j->t, j->g, path, NULL, err);
 }
 
 /* atb_<mode>_compare_result_<time>.<ext> in DIR, or in DIR/<process>/<exec>/ when there are several groups. */
@@ -798,7 +774,7 @@ int atb_table_finish(struct atb_table *t, struct strbuf *out, struct strbuf *err
 		if (t->opts.output_dir)
 			ret = write_file(t, g, err);
 		else if (t->opts.output == ATB_XLSX)
-			ret = book_to_out(t, g, out, err);
+			ret = xlsxw_book_to_strbuf(write_book_tmp, &(struct book_job){ t, g }, out, err);
 		else
 			write_csv(t, g, out), ret = 0;
 		if (ret < 0)

@@ -1485,41 +1485,10 @@ static int write_book(struct consist_table *t, const char *path, const char *tmp
 	return ret;
 }
 
-/* The bytes of a file appended to out: 0, or -1 with errno. */
-static int append_file(struct strbuf *out, const char *path)
-{
-	char buf[1 << 16];
-	size_t got;
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return -1;
-	while ((got = fread(buf, 1, sizeof(buf), f)) > 0)
-		strbuf_add(out, buf, got);
-	int bad = ferror(f);
-	fclose(f);
-	return bad ? (errno = EIO, -1) : 0;
-}
-
 /* Without -o: the workbook is made in $TMPDIR and appended to out. */
-static int book_to_out(struct consist_table *t, struct strbuf *out, struct strbuf *err)
+static int write_book_tmp(void *ctx, const char *path, struct strbuf *err)
 {
-	const char *tmp = getenv("TMPDIR");
-	struct strbuf path = STRBUF_INIT;
-	int ret;
-	strbuf_addf(&path, "%s/probe-metric-XXXXXX.xlsx", tmp && *tmp ? tmp : "/tmp");
-	int fd = mkstemps(path.buf, 5);
-	if (fd < 0) {
-		ret = msg_fail(err, path.buf, "cannot make a temporary workbook: %s", strerror(errno));
-		strbuf_release(&path);
-		return ret;
-	}
-	close(fd);
-	ret = write_book(t, path.buf, NULL, err);
-	if (!ret && append_file(out, path.buf) < 0)
-		ret = msg_fail(err, path.buf, "cannot read the workbook back: %s", strerror(errno));
-	unlink(path.buf);
-	strbuf_release(&path);
-	return ret;
+	return write_book(ctx, path, NULL, err);
 }
 
 /* ---- the files ------------------------------------------------------------------------ */
@@ -1665,7 +1634,7 @@ static int finish_rank(struct consist_table *t, struct strbuf *out, struct strbu
 	if (refused(t, err) < 0)
 		return -1;
 	if (!t->opts.output_dir)
-		return t->opts.output == CONSIST_XLSX ? book_to_out(t, out, err) : (emit_csv(t, out), 0);
+		return t->opts.output == CONSIST_XLSX ? xlsxw_book_to_strbuf(write_book_tmp, t, out, err) : (emit_csv(t, out), 0);
 	struct strbuf csv = STRBUF_INIT;
 	if (t->opts.output == CONSIST_CSV)
 		emit_csv(t, &csv);

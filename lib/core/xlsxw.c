@@ -381,3 +381,38 @@ void xlsxw_free(struct xlsxw *w)
 	free(w->path);
 	free(w);
 }
+
+/* The bytes of a file appended to out: 0, or -1 with errno. */
+static int append_file(struct strbuf *out, const char *path)
+{
+	char buf[1 << 16];
+	size_t got;
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return -1;
+	while ((got = fread(buf, 1, sizeof(buf), f)) > 0)
+		strbuf_add(out, buf, got);
+	int bad = ferror(f);
+	fclose(f);
+	return bad ? (errno = EIO, -1) : 0;
+}
+
+int xlsxw_book_to_strbuf(xlsxw_write_fn *write, void *ctx, struct strbuf *out, struct strbuf *err)
+{
+	const char *tmp = getenv("TMPDIR");
+	struct strbuf path = STRBUF_INIT;
+	int ret, fd;
+	strbuf_addf(&path, "%s/probe-metric-XXXXXX.xlsx", tmp && *tmp ? tmp : "/tmp");
+	if ((fd = mkstemps(path.buf, 5)) < 0) {
+		ret = msg_fail(err, path.buf, "cannot make a temporary workbook: %s", strerror(errno));
+		strbuf_release(&path);
+		return ret;
+	}
+	close(fd);
+	ret = write(ctx, path.buf, err);
+	if (!ret && append_file(out, path.buf) < 0)
+		ret = msg_fail(err, path.buf, "cannot read the workbook back: %s", strerror(errno));
+	unlink(path.buf);
+	strbuf_release(&path);
+	return ret;
+}

@@ -80,4 +80,12 @@ uint64_t xlsxw_cut_cells(const struct xlsxw *w);
 /* Free everything; a workbook not closed leaves its file unfinished (the caller removes it). */
 void xlsxw_free(struct xlsxw *w);
 
+/*
+ * A workbook for stdout: write(ctx, path, err) makes it at a temporary path
+ * in $TMPDIR (else /tmp), whose bytes are then appended to out and the file
+ * removed.  0, or -1 with the reason in err.
+ */
+typedef int xlsxw_write_fn(void *ctx, const char *path, struct strbuf *err);
+int xlsxw_book_to_strbuf(xlsxw_write_fn *write, void *ctx, struct strbuf *out, struct strbuf *err);
+
 #endif

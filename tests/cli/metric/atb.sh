@@ -23,3 +23,5 @@ probe-flatten t | probe-match g | probe-metric | jq -c '[.key, .verdict, .msprob
 printf '%s\n0_33,0,L,L,1,input,0,bf16,nd,4,N/A,N/A,N/A,N/A,/d/atb_dump_data/data/0_33/0/1_L/before/intensor0.bin\n' "$H" > x/0_33/0/statistic.csv
 probe-flatten t | probe-match x | probe-metric --csv > /dev/null; echo "status $?"
 probe-flatten t | probe-match g | probe-metric --mode tensor > /dev/null; echo "status $?"
+# --xlsx to stdout: the workbook's bytes (a zip)
+probe-flatten t | probe-match g | probe-metric --xlsx | head -c 2; echo
