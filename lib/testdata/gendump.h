@@ -42,7 +42,7 @@
 
 #include "../core/compat.h"
 #include "../tensors/dtype.h"
-#include "tensorw.h"
+#include "../tensors/tensorw.h"
 
 /*
  * The faults, made on rank fault_rank of the target run only: everything

@@ -97,7 +97,7 @@
 
 #include "../core/compat.h"
 #include "../tensors/dtype.h"
-#include "tensorw.h"
+#include "../tensors/tensorw.h"
 
 enum verl_backend {
 	VERL_FSDP,      /* Hugging Face Qwen2 under FSDP: forward and a backward part */

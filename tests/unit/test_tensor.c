@@ -8,7 +8,7 @@
  */
 #include "tap.h"
 #include "../../lib/tensors/tensor.h"
-#include "../../lib/testdata/tensorw.h"
+#include "../../lib/tensors/tensorw.h"
 #include "../../lib/compare/tmetric.h"
 #include "../../lib/core/xalloc.h"
 

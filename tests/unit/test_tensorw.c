@@ -12,7 +12,7 @@
  */
 #include "tap.h"
 #include "../../lib/tensors/tensor.h"
-#include "../../lib/testdata/tensorw.h"
+#include "../../lib/tensors/tensorw.h"
 #include "../../lib/core/xalloc.h"
 
 #include <dirent.h>

@@ -1,7 +1,7 @@
 /*
  * tensorw.h: writing tensors as torch.save and numpy.save do.
  *
- * For the dump generator and the tests: the files are what torch 1.13 and
+ * For the dump generators, the tests and probe-export: the files are what torch 1.13 and
  * torch 2.x write for one tensor (and what numpy writes for one array), so
  * that torch.load / numpy.load read them, and tensor.h reads them back.
  *
@@ -14,7 +14,7 @@
 #ifndef PROBE_TENSORW_H
 #define PROBE_TENSORW_H
 
-#include "../tensors/dtype.h"
+#include "dtype.h"
 #include "../core/strbuf.h"
 
 struct tensor_src {
