@@ -15,6 +15,28 @@ _probe_dumps() {
 	COMPREPLY=($(compgen -d -- "$1") $(compgen -f -X '!*.json*' -- "$1"))
 }
 
+_probe_export() {
+	local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]} eq=
+	# --opt=ARG: bash makes three words of it, "--opt" "=" "ARG" (COMP_WORDBREAKS)
+	if [[ $cur == = ]]; then
+		cur= eq=1
+	elif [[ $prev == = ]]; then
+		prev=${COMP_WORDS[COMP_CWORD-2]} eq=1
+	fi
+	COMPREPLY=()
+	case $prev in
+	-t|--type) COMPREPLY=($(compgen -W "pt npy" -- "$cur")); return ;;
+	-o|--output) _probe_dirs "$cur"; return ;;
+	--format) COMPREPLY=($(compgen -W "records text" -- "$cur")); return ;;
+	esac
+	if [[ $cur == -* ]]; then
+		COMPREPLY=($(compgen -W "-t --type -o --output -r --recursive --format -h --help --version" -- "$cur"))
+		return
+	fi
+	_probe_files "$cur"
+}
+complete -o filenames -F _probe_export probe-export
+
 _probe_first() {
 	local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]} eq=
 	# --opt=ARG: bash makes three words of it, "--opt" "=" "ARG" (COMP_WORDBREAKS)

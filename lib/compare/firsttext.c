@@ -209,11 +209,35 @@ static void add_differences(const struct first_stream *f, const struct finding *
 	strbuf_release(&reason);
 }
 
+/* The folder of a leaf's "dump" (an ATB leaf's statistic.csv: its exec folder), or NULL. */
+static char *leaf_dump_dir(const struct leafrec *r)
+{
+	struct strbuf sb = STRBUF_INIT;
+	char *slash;
+	leafrec_str(r, LF_DUMP, &sb);
+	if (!(slash = strrchr(sb.buf, '/'))) {
+		strbuf_release(&sb);
+		return NULL;
+	}
+	strbuf_setlen(&sb, (size_t)(slash - sb.buf));
+	return strbuf_detach(&sb, NULL);
+}
+
 /* An ATB dump's first divergence: what to dump next (atb.h), each line indented as the report's. */
 static void add_atb_next(struct strbuf *out, const struct finding *x, struct strbuf *sb)
 {
+	struct strbuf err = STRBUF_INIT;
+	char *t_dir = NULL, *g_dir = NULL;
+	struct pair pr;
+	if (pair_parse(&pr, x->line, x->len, &err) == 0) {
+		t_dir = pr.has_t ? leaf_dump_dir(&pr.t) : NULL;
+		g_dir = pr.has_g ? leaf_dump_dir(&pr.g) : NULL;
+	}
+	strbuf_release(&err);
 	strbuf_reset(sb);
-	atb_next_step(x->entry, x->step, sb);
+	atb_next_step(x->entry, x->step, t_dir, g_dir, sb);
+	free(t_dir);
+	free(g_dir);
 	for (const char *p = sb->buf; *p;) {
 		const char *nl = strchr(p, '\n');
 		size_t n = nl ? (size_t)(nl - p) + 1 : strlen(p);

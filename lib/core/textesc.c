@@ -95,3 +95,31 @@ void text_escape_tail(struct strbuf *out, size_t from, unsigned keep)
 	strbuf_addbuf(out, &tail);
 	strbuf_release(&tail);
 }
+
+void text_sh_word(struct strbuf *out, const char *word)
+{
+	static const char safe[] = "_-./:@%+=,";
+	bool plain = *word != 0;
+	for (const char *p = word; *p && plain; p++)
+		plain = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+			strchr(safe, *p);
+	if (plain) {
+		strbuf_addstr(out, word);
+		return;
+	}
+	strbuf_addch(out, '\'');
+	for (const char *p = word; *p; p++) {
+		if (*p == '\'')
+			strbuf_addstr(out, "'\\''");
+		else
+			strbuf_addch(out, *p);
+	}
+	strbuf_addch(out, '\'');
+}
+
+void text_sh_path(struct strbuf *out, const char *path)
+{
+	if (path[0] == '-' && path[1])
+		strbuf_addstr(out, "./");
+	text_sh_word(out, path);
+}

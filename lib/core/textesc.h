@@ -37,4 +37,13 @@ void text_escape_tail(struct strbuf *out, size_t from, unsigned keep);
 /* Whether s needs escaping at all. */
 bool text_needs_escape(const char *s, size_t len, unsigned keep);
 
+/*
+ * Words of a command line for sh, as the tools print commands to type
+ * (hint.h, probe-first's next step): word as it is when it is made of
+ * letters, digits and "_-./:@%+=," only, else in single quotes (a quote
+ * inside as '\''); a path also after "./" when it would pass for an option.
+ */
+void text_sh_word(struct strbuf *out, const char *word);
+void text_sh_path(struct strbuf *out, const char *path);
+
 #endif

@@ -5,6 +5,7 @@
 #include "../core/compat.h"
 #include "../core/msg.h"
 #include "../core/strmap.h"
+#include "../core/textesc.h"
 #include "../core/xalloc.h"
 #include "../json/jsonw.h"
 #include "../tensors/tensor.h"
@@ -493,7 +494,7 @@ static int add_shape(struct strbuf *out, const char *shape, const struct atb_fil
 }
 
 /* The Tensor Path as msprobe resolves it: after the last "atb_dump_data", parts [4:] under the exec folder. */
-static int resolve_path(const struct atb_file *af, const char *tensor_path, struct strbuf *out)
+static int resolve_path(const char *exec_dir, const char *tensor_path, struct strbuf *out)
 {
 	const char *p = NULL, *q = tensor_path;
 	while ((q = strstr(q, "atb_dump_data"))) {
@@ -510,7 +511,7 @@ static int resolve_path(const struct atb_file *af, const char *tensor_path, stru
 		p = s + 1;
 	}
 	strbuf_reset(out);
-	strbuf_addstr(out, af->exec_dir);
+	strbuf_addstr(out, exec_dir);
 	if (out->len && out->buf[out->len - 1] != '/')
 		strbuf_addch(out, '/');
 	strbuf_addstr(out, p);
@@ -529,7 +530,7 @@ static int row_file(struct atb_file *af, const struct atb_row *r, struct strbuf 
 {
 	struct strbuf alias = STRBUF_INIT, target = STRBUF_INIT;
 	int a;
-	if (resolve_path(af, r->f[A_PATH], out) < 0)
+	if (resolve_path(af->exec_dir, r->f[A_PATH], out) < 0)
 		return fail_at(err, af, r->line, "Tensor Path %s has no atb_dump_data/data/<device>/<exec>/ part", r->f[A_PATH]);
 	if (!exists(out->buf))
 		return 0; /* a missing file: the tensor compare says so, as for any dump */
@@ -538,7 +539,7 @@ static int row_file(struct atb_file *af, const struct atb_row *r, struct strbuf 
 		strbuf_release(&alias);
 		return a;
 	}
-	if (resolve_path(af, alias.buf, &target) < 0) {
+	if (resolve_path(af->exec_dir, alias.buf, &target) < 0) {
 		strbuf_reset(&target);
 		strbuf_addbuf(&target, &alias);
 	}
@@ -555,6 +556,76 @@ static int row_file(struct atb_file *af, const struct atb_row *r, struct strbuf 
 	}
 	strbuf_release(&alias);
 	strbuf_release(&target);
+	return a;
+}
+
+/*
+ * Whether dir is a bin's exec folder: it holds statistic.csv, or (*named)
+ * it is named by digits inside a <device>_<pid> folder.
+ */
+static bool exec_dir_is(const char *dir, bool *named)
+{
+	struct strbuf name = STRBUF_INIT, parent = STRBUF_INIT;
+	last_name(dir, 0, &name);
+	last_name(dir, 1, &parent);
+	*named = all_digits(name.buf) && device_pid_name(parent.buf);
+	strbuf_release(&name);
+	strbuf_release(&parent);
+	return has_file(dir, "statistic.csv");
+}
+
+/*
+ * The exec folder above path, spelt as path spells it: the nearest folder
+ * holding statistic.csv, else the nearest one named as an exec folder.
+ * NULL when path's folders name none.
+ */
+static char *exec_dir_above(const char *path)
+{
+	char *dir = xstrdup(path), *fallback = NULL, *slash;
+	while ((slash = strrchr(dir, '/')) && slash != dir) {
+		bool named;
+		*slash = '\0';
+		if (exec_dir_is(dir, &named)) {
+			free(fallback);
+			return dir;
+		}
+		if (named && !fallback)
+			fallback = xstrdup(dir);
+	}
+	free(dir);
+	return fallback;
+}
+
+/* The exec folder a .bin file lies in, as its path names it, else found from its real path; NULL: none. */
+static char *exec_dir_of(const char *bin)
+{
+	char *dir = exec_dir_above(bin), *real;
+	if (dir)
+		return dir;
+	if (!(real = realpath(bin, NULL)))
+		return NULL;
+	dir = exec_dir_above(real);
+	free(real);
+	return dir;
+}
+
+int atb_alias_target(const char *bin, struct strbuf *target, struct strbuf *err)
+{
+	struct strbuf alias = STRBUF_INIT;
+	char *exec_dir;
+	int a = tensor_atb_alias(bin, &alias, err);
+	if (a <= 0) {
+		strbuf_release(&alias);
+		return a;
+	}
+	exec_dir = exec_dir_of(bin);
+	strbuf_reset(target);
+	if (!exec_dir || resolve_path(exec_dir, alias.buf, target) < 0)
+		strbuf_addbuf(target, &alias);
+	if (!exists(target->buf))
+		a = msg_fail(err, bin, "an alias (filter_level 1) of %s, which is not there", target->buf);
+	free(exec_dir);
+	strbuf_release(&alias);
 	return a;
 }
 
@@ -684,7 +755,26 @@ static size_t id_path(const char *entry, struct strbuf *out)
 	return levels;
 }
 
-void atb_next_step(const char *entry, int64_t exec, struct strbuf *out)
+/* "         probe-export -r -o repro/SIDE EXEC/ENTRY\n", EXEC a placeholder when not known */
+static void add_export_command(struct strbuf *out, const char *side, const char *exec_dir, const char *entry)
+{
+	struct strbuf path = STRBUF_INIT;
+	strbuf_addf(out, "         probe-export -r -o repro/%s ", side);
+	if (exec_dir) {
+		strbuf_addstr(&path, exec_dir);
+		if (path.len && path.buf[path.len - 1] != '/')
+			strbuf_addch(&path, '/');
+		strbuf_addstr(&path, entry);
+		text_sh_path(out, path.buf);
+	} else {
+		strbuf_addf(out, "%s_EXEC_FOLDER/%s", !strcmp(side, "target") ? "TARGET" : "GOLDEN", entry);
+	}
+	strbuf_addch(out, '\n');
+	strbuf_release(&path);
+}
+
+void atb_next_step(const char *entry, int64_t exec, const char *target_exec, const char *golden_exec,
+		   struct strbuf *out)
 {
 	struct strbuf ids = STRBUF_INIT, range = STRBUF_INIT;
 	size_t levels = id_path(entry, &ids);
@@ -700,11 +790,10 @@ void atb_next_step(const char *entry, int64_t exec, struct strbuf *out)
 			    "\"exec_range\": %s\n", ids.buf, range.buf);
 		strbuf_addstr(out, "         then compare the two new dumps the same way\n");
 	} else {
-		strbuf_addf(out, "next     %s is the kernel: its inputs' .bin files, for a single-operator reproduction:\n",
-			    slash ? slash + 1 : entry);
-		strbuf_addstr(out, "         probe-flatten TARGET | jq -r 'select(.entry == \"");
-		strbuf_addstr(out, entry);
-		strbuf_addstr(out, "\" and .state == \"input\") | .data'\n");
+		strbuf_addf(out, "next     %s is the kernel: its tensors as .pt files, for a single-operator reproduction "
+			    "(probe-export(1)):\n", slash ? slash + 1 : entry);
+		add_export_command(out, "target", target_exec, entry);
+		add_export_command(out, "golden", golden_exec, entry);
 	}
 	strbuf_release(&ids);
 	strbuf_release(&range);

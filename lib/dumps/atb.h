@@ -83,6 +83,17 @@ int atb_flatten_exec(const char *exec_dir, int64_t rank, int64_t step, struct st
 void atb_exec_labels(const char *exec_dir, int64_t *device, int64_t *exec);
 
 /*
+ * Whether the .bin file bin is an alias (filter_level 1, "data=<first
+ * file>", no payload), and the file it names: 1 with that file's path in
+ * target (the alias text resolved as a Tensor Path under bin's exec folder,
+ * the nearest folder above it holding statistic.csv or named by digits
+ * inside a <device>_<pid> folder; else the text as it is), 0 when bin is
+ * no alias, -1 with the reason in err when bin cannot be read or the file
+ * named is not there (both files named).
+ */
+int atb_alias_target(const char *bin, struct strbuf *target, struct strbuf *err);
+
+/*
  * What to dump next, for people (probe-first's report), after the first
  * divergence at entry ("1_Prefill_layer", "1_Prefill_layer/3_Elewise...",
  * ...) of an ATB dump taken at exec count exec (-1: not known), seed 004's
@@ -90,11 +101,13 @@ void atb_exec_labels(const char *exec_dir, int64_t *device, int64_t *exec);
  * the dump config (config.json) that dumps its operations and kernels
  * ("ids" its id path "1" or "1_3", "save_child": true, "filter_level": 0 so
  * that every tensor is its own file, "exec_range" that exec count); a
- * kernel -> the command that lists its inputs' .bin files, for a
- * single-operator reproduction.
+ * kernel -> the probe-export commands that write its tensors (the kernel's
+ * folder under each run's exec folder, target_exec and golden_exec; NULL:
+ * a placeholder) as .pt files, for a single-operator reproduction.
  * One or more lines into out, each ending in a newline, the first starting
  * "next     " and the others indented alike.
  */
-void atb_next_step(const char *entry, int64_t exec, struct strbuf *out);
+void atb_next_step(const char *entry, int64_t exec, const char *target_exec, const char *golden_exec,
+		   struct strbuf *out);
 
 #endif

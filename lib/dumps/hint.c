@@ -2,41 +2,10 @@
 #include "../records/leafrec.h"
 #include "../core/msg.h"
 #include "../core/source.h"
+#include "../core/textesc.h"
 #include "../core/xalloc.h"
 
 #include <sys/stat.h>
-
-/* word as one sh word: as it is when it is made of letters, digits and "_-./:@%+=," only, else in single quotes. */
-static void sh_quote(struct strbuf *out, const char *word);
-
-static void sh_quote(struct strbuf *out, const char *word)
-{
-	static const char safe[] = "_-./:@%+=,";
-	bool plain = *word != 0;
-	for (const char *p = word; *p && plain; p++)
-		plain = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
-			strchr(safe, *p);
-	if (plain) {
-		strbuf_addstr(out, word);
-		return;
-	}
-	strbuf_addch(out, '\'');
-	for (const char *p = word; *p; p++) {
-		if (*p == '\'')
-			strbuf_addstr(out, "'\\''");
-		else
-			strbuf_addch(out, *p);
-	}
-	strbuf_addch(out, '\'');
-}
-
-/* A path as a command's operand: quoted, and after "./" when it would pass for an option. */
-static void add_path(struct strbuf *out, const char *path)
-{
-	if (path[0] == '-' && path[1])
-		strbuf_addstr(out, "./");
-	sh_quote(out, path);
-}
 
 /* msprobe compare's options that the pipeline has a word for. */
 enum ms_what { MS_TARGET, MS_GOLDEN, MS_OUTPUT, MS_FUZZY, MS_DATA_MAPPING, MS_CELL_MAPPING, MS_API_MAPPING, MS_NR };
@@ -89,7 +58,7 @@ static void add_match(struct strbuf *sb, const struct ms_seen *seen)
 	if (seen[MS_DATA_MAPPING].given) {
 		strbuf_addstr(sb, " --data-mapping ");
 		if (seen[MS_DATA_MAPPING].value)
-			add_path(sb, seen[MS_DATA_MAPPING].value);
+			text_sh_path(sb, seen[MS_DATA_MAPPING].value);
 		else
 			strbuf_addstr(sb, "FILE");
 	}
@@ -97,12 +66,12 @@ static void add_match(struct strbuf *sb, const struct ms_seen *seen)
 		strbuf_addstr(sb, " --cell-mapping");
 		if (seen[MS_CELL_MAPPING].value) {
 			strbuf_addch(sb, '=');
-			sh_quote(sb, seen[MS_CELL_MAPPING].value);
+			text_sh_word(sb, seen[MS_CELL_MAPPING].value);
 		}
 	}
 	strbuf_addch(sb, ' ');
 	if (seen[MS_GOLDEN].value)
-		add_path(sb, seen[MS_GOLDEN].value);
+		text_sh_path(sb, seen[MS_GOLDEN].value);
 	else
 		strbuf_addstr(sb, "GOLDEN");
 }
@@ -153,7 +122,7 @@ bool hint_msprobe_compare(int argc, char **argv, struct strbuf *msg)
 
 	strbuf_addstr(&head, "probe-flatten ");
 	if (t->value)
-		add_path(&head, t->value);
+		text_sh_path(&head, t->value);
 	else
 		strbuf_addstr(&head, "TARGET");
 	strbuf_addstr(&head, " | ");
@@ -163,11 +132,11 @@ bool hint_msprobe_compare(int argc, char **argv, struct strbuf *msg)
 		struct stat st;
 		if (stat(out_dir, &st)) { /* msprobe makes it; probe-metric -o does not */
 			strbuf_addstr(&table, "mkdir -p ");
-			add_path(&table, out_dir);
+			text_sh_path(&table, out_dir);
 			strbuf_addstr(&table, " && ");
 		}
 		strbuf_addf(&table, "%s | probe-metric -o ", head.buf);
-		add_path(&table, out_dir);
+		text_sh_path(&table, out_dir);
 	} else {
 		strbuf_addf(&table, "%s | probe-metric --csv > compare_result.csv", head.buf);
 	}
@@ -283,16 +252,16 @@ bool hint_dump_operand(const char *golden, const char *records, struct strbuf *m
 	if (holds_of(golden) == HOLDS_RECORDS) {
 		/* the golden side is records already: the dump is the target */
 		strbuf_addstr(msg, "probe-flatten ");
-		add_path(msg, records);
+		text_sh_path(msg, records);
 		strbuf_addstr(msg, " | probe-match ");
-		add_path(msg, golden);
+		text_sh_path(msg, golden);
 		return true;
 	}
 	/* two dumps: most likely in msprobe's order, -tp's before -gp's */
 	strbuf_addstr(msg, "probe-flatten ");
-	add_path(msg, golden);
+	text_sh_path(msg, golden);
 	strbuf_addstr(msg, " | probe-match ");
-	add_path(msg, records);
+	text_sh_path(msg, records);
 	if (strcmp(golden, records))
 		strbuf_addf(msg, "\ntaking %s as the target run and %s as the golden one (msprobe's order); "
 			    "if not, swap them", golden, records);

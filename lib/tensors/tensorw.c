@@ -15,6 +15,7 @@
  * end, so that a failure leaves no half-written file under the name.
  */
 #include "tensorw.h"
+#include "tensor.h"
 #include "../core/msg.h"
 #include "../core/partial.h"
 #include "../core/xalloc.h"
@@ -862,4 +863,60 @@ int tensorw_npy(const char *path, const struct tensor_src *t, const struct npy_o
 	if (!ret)
 		ret = npy_write_elements(&o, &v, opt);
 	return out_finish(&o, ret == 0);
+}
+
+/* ------------------------------------------------------------------ */
+/* An opened tensor written out (probe-export) */
+
+/* The type the file gets: numpy has no bfloat16 or float8, float32 holds them exactly. */
+static enum dtype export_dtype(enum dtype d, enum tensorw_format fmt)
+{
+	return fmt == TENSORW_NPY && !dtype_info(d)->npy ? DT_FLOAT32 : d;
+}
+
+/* The elements in row-major order and this machine's byte order, as type to (t's own, or float32). */
+static void export_copy(const struct tensor *t, enum dtype to, void *out)
+{
+	if (to == t->dtype)
+		tensor_read_raw(t, 0, t->numel, out);
+	else
+		tensor_read_f32(t, 0, t->numel, out);
+}
+
+static int export_write(const char *path, enum tensorw_format fmt, const struct tensor_src *src, struct strbuf *err)
+{
+	static const struct pt_options pt = { .layout = PT_TORCH2 };
+	static const struct npy_options npy = { .version = 1 };
+	return fmt == TENSORW_PT ? tensorw_pt(path, src, &pt, err) : tensorw_npy(path, src, &npy, err);
+}
+
+int tensorw_export(const struct tensor *t, const char *path, enum tensorw_format fmt, enum dtype *written,
+		   struct strbuf *err)
+{
+	enum dtype to = export_dtype(t->dtype, fmt);
+	bool in_place = to == t->dtype && t->contiguous && !t->swapped;
+	struct tensor_src src = { .dtype = to, .storage_numel = t->numel, .ndim = t->ndim, .shape = t->shape,
+				  .requires_grad = fmt == TENSORW_PT && t->requires_grad };
+	void *copy = NULL;
+	struct tensor_guard g;
+	int ret;
+
+	*written = to;
+	if (!in_place && t->numel) /* tensor_open() has bounded numel by the file's size */
+		copy = xmalloc(st_mult((size_t)t->numel, dtype_info(to)->size));
+	src.storage = in_place ? (const void *)t->data : copy;
+	tensor_guard_begin(&g);
+	if (!sigsetjmp(g.jump, 0)) {
+		if (copy)
+			export_copy(t, to, copy);
+		ret = export_write(path, fmt, &src, err);
+	} else {
+		/* what tensorw allocated is lost and its temporary file removed at exit: the tool stops here */
+		if (!tensor_fault_message(t, g.addr, err))
+			msg_fail(err, path, "a fault while the tensor was read");
+		ret = -1;
+	}
+	tensor_guard_end(&g);
+	free(copy);
+	return ret;
 }

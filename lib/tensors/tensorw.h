@@ -55,4 +55,22 @@ struct npy_options {
 /* Write the view's elements (copied out in the requested order) as numpy.save does. */
 int tensorw_npy(const char *path, const struct tensor_src *t, const struct npy_options *opt, struct strbuf *err);
 
+/*
+ * An opened tensor (tensor.h: a .pt, .npy or ATB .bin) written to path as
+ * torch.save (TENSORW_PT, torch 2.x layout, its dtype and requires_grad
+ * kept) or numpy.save (TENSORW_NPY, version 1, little-endian, C order)
+ * writes it: a contiguous tensor, row-major, whatever the strides and byte
+ * order it was saved with.  numpy has no bfloat16 or float8: those are
+ * written as float32, which holds each value exactly (msprobe's parse does
+ * the same).  *written: the element type of the file.  A file that shrinks
+ * while it is read fails cleanly (tensor.h's guard).  The elements are
+ * written from the mapping where they lie as they are, else copied into
+ * memory first (numel times the element size).  0, or -1 with
+ * "PATH: what failed" in err (nothing is left at path then).
+ */
+enum tensorw_format { TENSORW_PT, TENSORW_NPY };
+struct tensor;
+int tensorw_export(const struct tensor *t, const char *path, enum tensorw_format fmt, enum dtype *written,
+		   struct strbuf *err);
+
 #endif
