@@ -72,7 +72,7 @@ all: $(TOOL_BIN)
 
 # The tensor loops are worth vectorising even where GCC's -O2 cost model says no.
 ifeq ($(CC_IS_GCC),1)
-$(BUILD)/lib/compare/tmetric.o $(BUILD)/lib/tensors/tensor.o: ALL_CFLAGS += -fvect-cost-model=dynamic
+$(BUILD)/lib/compare/tmetric.o $(BUILD)/lib/compare/atbtab.o $(BUILD)/lib/tensors/tensor.o: ALL_CFLAGS += -fvect-cost-model=dynamic
 endif
 
 $(BUILD)/%.o: %.c

@@ -1,11 +1,12 @@
 #!/bin/sh
 # bench/run.sh BUILD: the measurements of probe (make bench).
 #
-# Inputs are built here, once, under bench/out/ (about 9 GB): the big statistics pair of
+# Inputs are built here, once, under bench/out/: the big statistics pair of
 # ../shared/bench/make-big-pair.py (when ../shared and python3 are there) at two
 # sizes, and dumps of the project's own generator at two sizes, so that the
 # benchmark also runs from a fresh clone, and tensor dumps of the generator
-# (float32 and bfloat16, about 2.2 GB of tensors each).  Each figure is the median of RUNS runs
+# (float32 and bfloat16, about 2.2 GB of tensors each), and ATB dumps of the generator (2.2 GB of
+# .bin tensors; about 11 GB in all).  Each figure is the median of RUNS runs
 # (default 5) with min and max; peak memory is the largest RSS of those runs.
 # Next to each figure, a reference measured in the same run: reading the same
 # bytes once (cat from the page cache) and, for JSON, `jq -c .data`.
@@ -46,7 +47,7 @@ measure() {
 			med = (NR % 2) ? t[(NR + 1) / 2] : (t[NR / 2] + t[NR / 2 + 1]) / 2
 			if (med <= 0) med = 0.000001
 			mbs = bytes / 1e6 / med
-			printf "{\"figure\":\"%s\",\"median_s\":%.4f,\"min_s\":%.4f,\"max_s\":%.4f,\"runs\":%d,\"bytes\":%d,\"mb_per_s\":%.1f,\"peak_kb\":%d,\"commit\":\"%s\",\"date\":\"%s\"}\n",
+			printf "{\"figure\":\"%s\",\"median_s\":%.4f,\"min_s\":%.4f,\"max_s\":%.4f,\"runs\":%d,\"bytes\":%.0f,\"mb_per_s\":%.1f,\"peak_kb\":%d,\"commit\":\"%s\",\"date\":\"%s\"}\n",
 				name, med, t[1], t[NR], runs, bytes, mbs, peak, commit, stamp
 		}' >> "$results"
 	rm -f "$times" "$times.one"
@@ -152,6 +153,25 @@ for spec in float32:8192 bfloat16:11585; do
 done
 rm -rf "$tmp"
 
+# ATB (MindIE) dumps: msprobe's compare -m atb table and our answer on a generated operation and kernel
+# dump of about 1.1 GB of .bin tensors a side (2.2 GB in all), and the same model's statistics dump
+atb_dump() { # MODE
+	d=$out/atb-$1
+	if [ ! -f "$d/golden/atb_dump_data/data/0_39943/0/statistic.csv" ]; then
+		rm -rf "$d"
+		"$bin/probe-gendump" --framework atb --mode "$1" --save-child --width 4096 --layers 7 "$d" > /dev/null
+	fi
+	echo "$d"
+}
+d=$(atb_dump tensor)
+bytes=$(find "$d" -name '*.bin' -exec cat {} + | wc -c | tr -d ' ')
+measure "read-once:atb-tensor" "$bytes" "find '$d' -name '*.bin' -exec cat {} + > /dev/null"
+measure "atb-tensor-csv" "$bytes" "'$bin/probe-flatten' '$d/target' | '$bin/probe-match' '$d/golden' | '$bin/probe-metric' --csv"
+measure "atb-tensor-first" "$bytes" "'$bin/probe-flatten' '$d/target' | '$bin/probe-match' '$d/golden' | '$bin/probe-metric' | '$bin/probe-first'; test \$? -le 1"
+d=$(atb_dump statistics)
+bytes=$(cat "$d"/*/atb_dump_data/data/*/0/statistic.csv | wc -c | tr -d ' ')
+measure "atb-stats-csv" "$bytes" "'$bin/probe-flatten' '$d/target' | '$bin/probe-match' '$d/golden' | '$bin/probe-metric' --csv"
+
 # many ranks: a 64-rank step, serially and one job per rank with GNU parallel on every core
 r64=$out/ranks64
 if [ ! -f "$r64/golden/step0/rank63/dump.json" ]; then
@@ -226,6 +246,10 @@ jq -rs '
 	| .[] | (.figure | sub("tensor-metric-j[0-9]+:"; "")) as $l
 	| "  \(.figure): \(.mb_per_s / 1000 * 100 | floor / 100) GB/s, \(.median_s) s, peak \(.peak_kb / 1024 | floor) MB; read-once \($f["read-once:tensor-" + $l].mb_per_s / 1000 * 10 | floor / 10) GB/s, \(($f["read-once:tensor-" + $l].mb_per_s / .mb_per_s) * 10 | floor / 10)x slower"' "$results"
 echo
+echo "ATB (MindIE) dumps, compare -m atb (tensor: GB/s of .bin data, target + golden; read-once: the same files from the page cache):"
+jq -rs '(map({(.figure): .}) | add) as $f | [.[] | select(.figure | test("^atb-"))] | .[]
+	| "  \(.figure): \(.median_s) s (min \(.min_s), max \(.max_s)), peak \(.peak_kb / 1024 | floor) MB"
+	  + (if (.figure | startswith("atb-tensor")) then ", \(.mb_per_s / 1000 * 100 | floor / 100) GB/s, \((.median_s / $f["read-once:atb-tensor"].median_s) * 10 | floor / 10)x read-once (\($f["read-once:atb-tensor"].median_s) s)" else "" end)' "$results"
 echo "many ranks (64 ranks of the generator, compare to probe-first):"
 jq -rs '(map({(.figure): .}) | add) as $f | [.[] | select(.figure | startswith("ranks64"))] | .[]
 	| "  \(.figure): \(.median_s) s (min \(.min_s), max \(.max_s)), \(.mb_per_s) MB/s, peak \(.peak_kb / 1024 | floor) MB"' "$results"

@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <math.h>
+#include <pthread.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -355,6 +356,166 @@ static float as_half(float x)
 	return dtype_half_to_float(dtype_float_to_half(x));
 }
 
+/* float16 element i of raw (this machine's byte order), as a float. */
+static float half_at(const unsigned char *raw, int64_t i)
+{
+	uint16_t h;
+	memcpy(&h, raw + 2 * i, 2);
+	return dtype_half_to_float(h);
+}
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+/* The same, in the processor's F16C instructions (round to nearest even, as dtype_float_to_half()). */
+__attribute__((target("f16c"))) static float as_half_f16c(float x)
+{
+	return _cvtsh_ss(_cvtss_sh(x, _MM_FROUND_TO_NEAREST_INT));
+}
+
+/* n squares of float16 values (as floats) added one after the other in float16, from sq. */
+__attribute__((target("f16c"))) static float half_squares_f16c(float sq, const float *x, int64_t n)
+{
+	for (int64_t i = 0; i < n; i++)
+		sq = as_half_f16c(sq + as_half_f16c(x[i] * x[i]));
+	return sq;
+}
+
+/* n float16 values at raw (any alignment) as floats, eight at a time. */
+__attribute__((target("avx,f16c"))) static void halves_to_floats_f16c(const unsigned char *raw, int64_t n, float *f)
+{
+	int64_t i = 0;
+	for (; i + 8 <= n; i += 8)
+		_mm256_storeu_ps(f + i, _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(const void *)(raw + 2 * i))));
+	for (; i < n; i++)
+		f[i] = half_at(raw, i);
+}
+#endif
+
+static float half_squares_plain(float sq, const float *x, int64_t n)
+{
+	for (int64_t i = 0; i < n; i++)
+		sq = as_half(sq + as_half(x[i] * x[i]));
+	return sq;
+}
+
+/* The float16 chain of squares, in F16C where the processor has it (a long chain of roundings). */
+static float half_squares(float sq, const float *x, int64_t n)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	if (__builtin_cpu_supports("f16c"))
+		return half_squares_f16c(sq, x, n);
+#endif
+	return half_squares_plain(sq, x, n);
+}
+
+static void halves_to_floats(const unsigned char *raw, int64_t n, float *f)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	if (__builtin_cpu_supports("f16c") && __builtin_cpu_supports("avx")) {
+		halves_to_floats_f16c(raw, n, f);
+		return;
+	}
+#endif
+	for (int64_t i = 0; i < n; i++)
+		f[i] = half_at(raw, i);
+}
+
+/* n bfloat16 values at raw (any alignment) as floats: their 16 bits above 16 zero bits. */
+static void bf16s_to_floats(const unsigned char *raw, int64_t n, float *f)
+{
+	for (int64_t i = 0; i < n; i++) {
+		uint16_t h;
+		uint32_t bits;
+		memcpy(&h, raw + 2 * i, 2);
+		bits = (uint32_t)h << 16;
+		memcpy(&f[i], &bits, 4);
+	}
+}
+
+/* What tensor_stats() gathers; each dtype's loop fills the part its cells need. */
+struct stat_acc {
+	double mx, mn, sum, sq;
+	float sq32, sq16;
+	bool any, all, nan_seen;
+	struct torch_sum ts;
+};
+
+static void acc_bool(struct stat_acc *a, const unsigned char *raw, int64_t n)
+{
+	for (int64_t i = 0; i < n; i++) {
+		a->any |= raw[i] != 0;
+		a->all &= raw[i] != 0;
+	}
+}
+
+static void acc_min_max(struct stat_acc *a, double v)
+{
+	if (isnan(v)) {
+		a->nan_seen = true;
+	} else {
+		a->mx = v > a->mx ? v : a->mx;
+		a->mn = v < a->mn ? v : a->mn;
+	}
+}
+
+/*
+ * float16 and bfloat16: max, min, and the sum and squares in double, in
+ * eight lanes added at the end (each lane's sums of these short values are
+ * exact in double until the values span some 37 binary orders of
+ * magnitude, so the order is not seen in practice); float16 also its chain
+ * of squares.
+ */
+static void acc_half(struct stat_acc *a, const unsigned char *raw, int64_t n, bool f16, float *f)
+{
+	enum { LANES = 8 };
+	double sum[LANES] = { 0 }, sq[LANES] = { 0 }, mx[LANES], mn[LANES];
+	int64_t i = 0;
+	if (f16)
+		halves_to_floats(raw, n, f);
+	else
+		bf16s_to_floats(raw, n, f);
+	for (int l = 0; l < LANES; l++)
+		mx[l] = a->mx, mn[l] = a->mn;
+	for (; i + LANES <= n; i += LANES) {
+		for (int l = 0; l < LANES; l++) {
+			double v = f[i + l];
+			mx[l] = v > mx[l] ? v : mx[l];
+			mn[l] = v < mn[l] ? v : mn[l];
+			sum[l] += v;
+			sq[l] += v * v;
+		}
+	}
+	for (; i < n; i++) {
+		double v = f[i];
+		mx[0] = v > mx[0] ? v : mx[0];
+		mn[0] = v < mn[0] ? v : mn[0];
+		sum[0] += v;
+		sq[0] += v * v;
+	}
+	for (int l = 0; l < LANES; l++) {
+		a->mx = mx[l] > a->mx ? mx[l] : a->mx;
+		a->mn = mn[l] < a->mn ? mn[l] : a->mn;
+	}
+	for (int l = 0; l < LANES; l += 2) {
+		a->sum += sum[l] + sum[l + 1];
+		a->sq += sq[l] + sq[l + 1];
+	}
+	/* a NaN makes its square NaN, and nothing else does: squares of infinities only add up to inf */
+	a->nan_seen |= isnan(a->sq);
+	if (f16)
+		a->sq16 = half_squares(a->sq16, f, n);
+}
+
+/* Everything else, as float32: max, min, torch's cascade sum, the squares one after the other. */
+static void acc_float(struct stat_acc *a, const float *v, int64_t n)
+{
+	for (int64_t i = 0; i < n; i++) {
+		acc_min_max(a, v[i]);
+		torch_sum_add(&a->ts, v[i]);
+		a->sq32 += v[i] * v[i];
+	}
+}
+
 /*
  * cal_single_tensor_stats on a valid tensor: Max, Min, Mean, Norm as torch
  * gives them on the CPU, checked on msprobe's output for the fixtures.
@@ -371,55 +532,48 @@ static void tensor_stats(const struct tensor *t, char cells[4][48])
 	enum { CHUNK = 1 << 16 };
 	bool is_bool = t->dtype == DT_BOOL;
 	bool f16 = t->dtype == DT_FLOAT16, bf16 = t->dtype == DT_BFLOAT16;
-	double *buf = xmalloc(CHUNK * sizeof(*buf));
-	double mx = -INFINITY, mn = INFINITY, sum = 0, sq = 0;
-	float sq32 = 0, sq16 = 0;
-	bool any = false, all = true, nan_seen = false;
-	struct torch_sum ts;
+	struct stat_acc a = { .mx = -INFINITY, .mn = INFINITY, .all = true };
+	unsigned char *buf;
+	float *f;
 	for (int k = 0; k < 4; k++)
 		snprintf(cells[k], 48, "%s", na);
-	if (!t->numel || !t->ndim) {
-		free(buf);
+	if (!t->numel || !t->ndim)
 		return;
-	}
-	torch_sum_init(&ts, t->numel);
+	buf = xmalloc(CHUNK * sizeof(float)); /* a chunk of float32, or of the raw one- and two-byte types */
+	f = xmalloc(CHUNK * sizeof(float));   /* a chunk of float16 or bfloat16 as floats */
+	torch_sum_init(&a.ts, t->numel);
 	for (int64_t at = 0; at < t->numel; at += CHUNK) {
 		int64_t n = t->numel - at < CHUNK ? t->numel - at : CHUNK;
-		tensor_read_f64(t, at, n, buf);
-		for (int64_t i = 0; i < n; i++) {
-			double v = buf[i];
-			float v32 = (float)v;
-			any |= v != 0;
-			all &= v != 0;
-			if (!f16 && !bf16)
-				v = v32;
-			if (isnan(v)) {
-				nan_seen = true;
-			} else {
-				mx = v > mx ? v : mx;
-				mn = v < mn ? v : mn;
-			}
-			sum += v;
-			sq += v * v;
-			torch_sum_add(&ts, v32);
-			sq32 += v32 * v32;
-			sq16 = as_half(sq16 + as_half(v32 * v32));
+		if (is_bool || f16 || bf16) {
+			const unsigned char *raw = buf; /* in place where the bytes are as they are (any alignment) */
+			if (t->contiguous && !t->swapped)
+				raw = t->data + (size_t)at * dtype_info(t->dtype)->size;
+			else
+				tensor_read_raw(t, at, n, buf);
+			if (is_bool)
+				acc_bool(&a, raw, n);
+			else
+				acc_half(&a, raw, n, f16, f);
+		} else {
+			tensor_read_f32(t, at, n, (float *)(void *)buf);
+			acc_float(&a, (const float *)(const void *)buf, n);
 		}
 	}
 	free(buf);
+	free(f);
 	if (is_bool) {
-		snprintf(cells[0], 48, "tensor(%s)", any ? "True" : "False");
-		snprintf(cells[1], 48, "tensor(%s)", all ? "True" : "False");
+		snprintf(cells[0], 48, "tensor(%s)", a.any ? "True" : "False");
+		snprintf(cells[1], 48, "tensor(%s)", a.all ? "True" : "False");
 		return;
 	}
-	stat_cell(cells[0], nan_seen ? NAN : mx);
-	stat_cell(cells[1], nan_seen ? NAN : mn);
+	stat_cell(cells[0], a.nan_seen ? NAN : a.mx);
+	stat_cell(cells[1], a.nan_seen ? NAN : a.mn);
 	if (f16 || bf16) {
-		stat_cell(cells[2], round_to(t->dtype, (double)(float)(sum / (double)t->numel)));
-		stat_cell(cells[3], f16 ? as_half(sqrtf(sq16)) : round_to(t->dtype, (double)(float)sqrt(sq)));
+		stat_cell(cells[2], round_to(t->dtype, (double)(float)(a.sum / (double)t->numel)));
+		stat_cell(cells[3], f16 ? as_half(sqrtf(a.sq16)) : round_to(t->dtype, (double)(float)sqrt(a.sq)));
 	} else {
-		stat_cell(cells[2], (float)(torch_sum_result(&ts) / (float)t->numel));
-		stat_cell(cells[3], sqrtf(sq32));
+		stat_cell(cells[2], (float)(torch_sum_result(&a.ts) / (float)t->numel));
+		stat_cell(cells[3], sqrtf(a.sq32));
 	}
 }
 
@@ -461,6 +615,22 @@ static void open_side(const struct leafrec *r, struct side_file *s, struct strbu
 	strbuf_release(&path);
 }
 
+/* A side's statistics worked out on a thread of their own. */
+struct stats_job {
+	const struct tensor *t;
+	char cells[4][48];
+};
+
+/* Below this many elements a thread costs more than it saves. */
+#define STATS_THREAD_MIN ((int64_t)1 << 18)
+
+static void *stats_job_run(void *arg)
+{
+	struct stats_job *job = arg;
+	tensor_stats(job->t, job->cells);
+	return NULL;
+}
+
 /* cal_comparison_metrics_by_tensor for one row, and the elements compared for our verdict. */
 static void add_tensor_cells(struct atb_table *t, struct row *row, const struct pair *p, struct tmetric *tm,
 			     bool *compared, struct strbuf *problem)
@@ -468,20 +638,33 @@ static void add_tensor_cells(struct atb_table *t, struct row *row, const struct 
 	struct side_file ts = { 0 }, gs = { 0 };
 	const struct tm_band band = { t->opts.rtol, t->opts.atol, 0 };
 	char tc[4][48], gc[4][48];
+	struct stats_job job = { 0 };
+	pthread_t helper;
+	bool threaded;
 	open_side(&p->t, &ts, problem);
 	open_side(&p->g, &gs, problem);
 	*compared = false;
+	for (int k = 0; k < 4; k++)
+		snprintf(tc[k], 48, "%s", na), snprintf(gc[k], 48, "%s", na);
+	/* the target's statistics on a second thread while the tensors are compared: two passes at once */
+	job.t = &ts.t;
+	threaded = ts.ms_valid && t->opts.jobs > 1 && ts.t.numel >= STATS_THREAD_MIN &&
+		   !pthread_create(&helper, NULL, stats_job_run, &job);
 	tmetric_unsupported(tm, "");
 	if (ts.open && gs.open) {
 		if (tmetric_compare_files(&ts.t, &gs.t, &band, tm, problem) == 0)
 			*compared = verdict_tensor_declared(&p->t, &ts.t, "target", problem) == 0 &&
 				    verdict_tensor_declared(&p->g, &gs.t, "golden", problem) == 0;
 	}
-	for (int k = 0; k < 4; k++)
-		snprintf(tc[k], 48, "%s", na), snprintf(gc[k], 48, "%s", na);
-	if (ts.ms_valid)
+	if (threaded) {
+		pthread_join(helper, NULL);
+		memcpy(tc, job.cells, sizeof(tc));
+	} else if (ts.ms_valid) {
 		tensor_stats(&ts.t, tc);
-	if (gs.ms_valid)
+	}
+	if (gs.ms_valid && ts.ms_valid && *compared && tm->same) /* the same dtype, shape and bytes: the same cells */
+		memcpy(gc, tc, sizeof(gc));
+	else if (gs.ms_valid)
 		tensor_stats(&gs.t, gc);
 	for (int c = 0; c < NSPECIAL_TENSOR; c++)
 		metric_cell(row, ts.ms_valid && gs.ms_valid ? tm->cell[c] : na);

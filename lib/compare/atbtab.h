@@ -59,6 +59,8 @@ struct atb_table_options {
 	enum atb_output output;
 	const char *output_dir;  /* the files there (see above); NULL: out */
 	double rtol, atol;       /* our verdict's band (both 0: bitwise) */
+	int jobs;                /* tensor mode: > 1 lets a second thread work out the target's statistics
+				    while the tensors are compared (large tensors only) */
 };
 
 struct atb_table;

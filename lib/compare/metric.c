@@ -1745,6 +1745,7 @@ static int start_atb(struct metric_stream *m, struct strbuf *err)
 		.output_dir = m->opts.output_dir,
 		.rtol = m->opts.band.rtol,
 		.atol = m->opts.band.atol,
+		.jobs = m->jobs,
 	};
 	if (m->opts.xlsx_reader) {
 		strbuf_addstr(err, "--xlsx-reader is not there for an ATB compare: use --xlsx (msprobe's workbook) or the "

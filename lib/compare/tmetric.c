@@ -738,7 +738,7 @@ VECTOR_CLONES static void order_free_f32(const float *a, const float *b, int64_t
 /* A chunk as floats: in place for a contiguous float32 tensor in this machine's byte order. */
 static const float *f32_chunk(const struct tensor *t, int64_t at, int64_t n, float *buf)
 {
-	if (t->dtype == DT_FLOAT32 && t->contiguous && !t->swapped)
+	if (t->dtype == DT_FLOAT32 && t->contiguous && !t->swapped && tensor_aligned(t))
 		return (const float *)(const void *)(t->data + (size_t)at * 4);
 	tensor_read_f32(t, at, n, buf);
 	return buf;
@@ -916,8 +916,12 @@ static void finite_pass_portable(const float *a, const float *b, int64_t n, stru
 /* A chunk of plain float32 or bfloat16 bytes as floats: in place, or widened into buf. */
 static const float *chunk_floats(const unsigned char *raw, int64_t n, bool bf16, float *buf)
 {
-	if (!bf16)
+	if (!bf16 && (uintptr_t)raw % sizeof(float) == 0)
 		return (const float *)(const void *)raw;
+	if (!bf16) { /* in place in a storage that is not aligned (tensor.h) */
+		memcpy(buf, raw, (size_t)n * sizeof(float));
+		return buf;
+	}
 	for (int64_t i = 0; i < n; i++) {
 		uint16_t h;
 		memcpy(&h, raw + 2 * i, 2);

@@ -146,7 +146,8 @@ static int read_dir(const char *dir, struct dir_names *d, struct strbuf *err)
 		d->v[d->n++] = xstrdup(e->d_name);
 	}
 	closedir(dh);
-	qsort(d->v, d->n, sizeof(*d->v), cmp_names);
+	if (d->n)
+		qsort(d->v, d->n, sizeof(*d->v), cmp_names);
 	return 0;
 }
 

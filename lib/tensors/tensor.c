@@ -18,10 +18,12 @@
 /* The view: shape and strides against a storage                       */
 
 /*
- * Elements are loaded through typed pointers (const float *), so a storage must be
- * aligned to its element size.  torch aligns its entries to 64 bytes and numpy pads
- * its header to 64, but an archive written another way, or a hostile one, need not:
- * such a storage is copied into memory of its own (malloc aligns for every type).
+ * The element loops load with memcpy, so any storage can be read where it lies; a
+ * typed pointer into one (tmetric's float32 pass) asks tensor_aligned() first.  torch
+ * aligns its entries to 64 bytes and numpy pads its header to 64, but an archive
+ * written another way, or a hostile one, need not: such a storage is copied into
+ * memory of its own (malloc aligns for every type), which costs little where it is
+ * rare.  An ATB .bin's payload follows a header of any length: it stays in place.
  */
 int tio_align_storage(struct tensor *t, const unsigned char **base, int64_t bytes, const char *path,
 			 struct strbuf *err)

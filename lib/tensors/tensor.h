@@ -86,7 +86,14 @@ struct tensor {
 	int64_t shape[TENSOR_MAX_DIMS];
 	int64_t stride[TENSOR_MAX_DIMS];   /* in elements; any sign torch and numpy allow (>= 0) */
 	int64_t numel;                     /* product of shape (1 for 0-d, 0 when a dim is 0) */
-	const unsigned char *data;         /* element 0 (the storage plus the offset); NULL when numel is 0 */
+	/*
+	 * Element 0 (the storage plus the offset); NULL when numel is 0.  Not
+	 * always aligned to the element's size: an ATB .bin's payload follows
+	 * a header of any length and is read in place.  Read elements with
+	 * memcpy or tensor_read_*(), never through a typed pointer into it
+	 * unless tensor_aligned() says so.
+	 */
+	const unsigned char *data;
 	bool swapped;                      /* elements are in the other byte order than this machine's */
 	bool contiguous;                   /* row-major without gaps: element i at data + i * size */
 	bool requires_grad;                /* .pt: the saved flag; .npy: false */
@@ -99,6 +106,12 @@ struct tensor {
 	unsigned char *owned;
 	char *path;                        /* as opened, for messages about faults */
 };
+
+/* Whether data may be read through a pointer of its element type (see data). */
+static inline bool tensor_aligned(const struct tensor *t)
+{
+	return (uintptr_t)t->data % dtype_info(t->dtype)->size == 0;
+}
 
 /* 0, or -1 with "PATH: what is wrong" in err (t is then empty and needs no close). */
 int tensor_open(struct tensor *t, const char *path, struct strbuf *err);
