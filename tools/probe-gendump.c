@@ -1,11 +1,13 @@
 /*
  * probe-gendump: example msprobe dumps of a golden run and a faulty run:
  * a simulated MLP training (gendump.h), verl's training against
- * inference check (genverl.h) or MindIE's ATB inference (genatb.h).
+ * inference check (genverl.h) or MindIE's ATB inference (genatb.h); or
+ * msprobe's config_check packs of two runs (genpack.h).
  */
 #include "../lib/testdata/gendump.h"
 #include "../lib/testdata/genverl.h"
 #include "../lib/testdata/genatb.h"
+#include "../lib/testdata/genpack.h"
 #include "../lib/core/msg.h"
 #include "../lib/core/opt.h"
 
@@ -42,8 +44,9 @@ static const struct opt_spec options[] = {
 	{ OPT_FRAMEWORK, 0, "framework", "RUNS",
 	  "the MLP's runs as pytorch (default) or mindspore, or a mindspore target against a pytorch golden; "
 	  "or verl's fsdp or megatron training dump against its vllm inference dump; or atb: MindIE's ATB "
-	  "dumps of a tiny decoder's inference",
-	  "pytorch|mindspore|mindspore-pytorch|verl-fsdp|verl-megatron|atb", 0 },
+	  "dumps of a tiny decoder's inference; or config-check: msprobe's config_check packs of two runs, "
+	  "bench.zip and cmp.zip",
+	  "pytorch|mindspore|mindspore-pytorch|verl-fsdp|verl-megatron|atb|config-check", 0 },
 	{ OPT_DTYPE, 0, "dtype", "TYPE",
 	  "what tensors are saved as, computed in float32 (default float32; verl: bfloat16, float16 refused)",
 	  "float32|float16|bfloat16", 0 },
@@ -51,8 +54,9 @@ static const struct opt_spec options[] = {
 	  "fault injected into the target run (default fc2-weight); verl's, in its training run: down-proj "
 	  "(default: layer 1's down projection output), q-weight (layer 0's q_proj weight) or none; atb's: "
 	  "add-kernel (default: layer 1's AddBF16Kernel output), linear-weight (layer 1's Linear weight) or "
-	  "none; the rows each makes differ: probe-gendump(1)",
-	  GEN_FAULT_CHOICES "|down-proj|q-weight|add-kernel|linear-weight", 0 },
+	  "none; config-check's, in cmp.zip: a comma-separated list of env, pip, lr, seed, dataset, weight, "
+	  "random, or all (default) or none; the rows each makes differ: probe-gendump(1)",
+	  GEN_FAULT_CHOICES "|down-proj|q-weight|add-kernel|linear-weight|" GENPACK_FAULT_CHOICES, 0 },
 	{ OPT_FAULT_RANK, 0, "fault-rank", "R", "rank that carries the fault (default 0)", NULL, 0 },
 	{ OPT_STEPS, 0, "steps", "N",
 	  "training steps, with an SGD update between them (default 1); atb: execution counts (default 1)", NULL, 0 },
@@ -83,20 +87,22 @@ static const struct tool_spec spec = {
 		    "[--fault-rank R] [--steps N] [--ranks N] [--micro-batches M] [--layers L] [--width W] "
 		    "[--batch B] [--zoo] [--seed S] [--print-tensors] OUTDIR\n"
 		    "--framework atb [--mode MODE] [--save-child] [--filter-level N] [--device N] [--fault KIND] "
-		    "[--steps N] [--layers L] [--width W] [--batch B] [--seed S] OUTDIR",
+		    "[--steps N] [--layers L] [--width W] [--batch B] [--seed S] OUTDIR\n"
+		    "--framework config-check [--fault KIND] [--steps N] [--ranks N] [--seed S] OUTDIR",
 	.summary = "Simulate the training of a small MLP (or verl's inference and training of a tiny Qwen2, or "
 		   "MindIE's inference of a tiny decoder) and write msprobe dumps of a golden run and of a target "
-		   "run with an injected fault to OUTDIR/golden and OUTDIR/target.",
+		   "run with an injected fault to OUTDIR/golden and OUTDIR/target; or msprobe's config_check packs "
+		   "of two runs to OUTDIR/bench.zip and OUTDIR/cmp.zip.",
 	.opts = options,
 	.nopts = ARRAY_SIZE(options),
 	.operand_flags = OPT_DIR,
 };
 
-/* --framework's choices: the MLP's runs (gen_framework's order), then verl's two, then atb. */
-enum { MLP_FRAMEWORKS = 3, FW_VERL_FSDP = 3, FW_VERL_MEGATRON = 4, FW_ATB = 5 };
+/* --framework's choices: the MLP's runs (gen_framework's order), then verl's two, then atb, then config-check. */
+enum { MLP_FRAMEWORKS = 3, FW_VERL_FSDP = 3, FW_VERL_MEGATRON = 4, FW_ATB = 5, FW_CONFIG_CHECK = 6 };
 
 /* The generators, as sets of those that take an option. */
-enum { FOR_MLP = 1, FOR_VERL = 2, FOR_ATB = 4, FOR_ALL = 7 };
+enum { FOR_MLP = 1, FOR_VERL = 2, FOR_ATB = 4, FOR_PACK = 8, FOR_ALL = 15 };
 
 /* What the command line says, before it is known which generator runs. */
 struct command {
@@ -122,10 +128,11 @@ static const char *long_name(int id)
 static unsigned takers(int id)
 {
 	switch (id) {
+	case OPT_RANKS:
+		return FOR_MLP | FOR_VERL | FOR_PACK;
 	case OPT_PT_LAYOUT:
 	case OPT_DTYPE:
 	case OPT_FAULT_RANK:
-	case OPT_RANKS:
 		return FOR_MLP | FOR_VERL;
 	case OPT_FORMAT:
 	case OPT_MICRO_BATCHES:
@@ -133,6 +140,7 @@ static unsigned takers(int id)
 	case OPT_PRINT_TENSORS:
 		return FOR_MLP;
 	case OPT_STEPS:
+		return FOR_MLP | FOR_ATB | FOR_PACK;
 	case OPT_LAYERS:
 	case OPT_WIDTH:
 	case OPT_BATCH:
@@ -141,6 +149,8 @@ static unsigned takers(int id)
 	case OPT_FILTER_LEVEL:
 	case OPT_DEVICE:
 		return FOR_ATB;
+	case OPT_MODE:
+		return FOR_MLP | FOR_VERL | FOR_ATB;
 	default:
 		return FOR_ALL;
 	}
@@ -153,6 +163,9 @@ static const char *takers_text(unsigned who)
 	case FOR_MLP | FOR_VERL: return "the MLP and verl runs";
 	case FOR_MLP | FOR_ATB: return "the MLP and ATB runs";
 	case FOR_ATB: return "--framework atb";
+	case FOR_MLP | FOR_VERL | FOR_PACK: return "the MLP, verl and config-check runs";
+	case FOR_MLP | FOR_ATB | FOR_PACK: return "the MLP, ATB and config-check runs";
+	case FOR_MLP | FOR_VERL | FOR_ATB: return "the dumps";
 	default: return "?";
 	}
 }
@@ -161,7 +174,7 @@ static const char *takers_text(unsigned who)
 static const char *framework_name(const struct command *cmd)
 {
 	static const char *const names[] = { "pytorch", "mindspore", "mindspore-pytorch", "verl-fsdp", "verl-megatron",
-					     "atb" };
+					     "atb", "config-check" };
 	return names[cmd->framework];
 }
 
@@ -352,12 +365,38 @@ static void atb_options(const struct command *cmd, struct atb_config *a)
 	a->outdir = cfg->outdir;
 }
 
+/* The pack generator's configuration from the command line, or a usage error for what it does not take. */
+static void pack_options(const struct command *cmd, struct genpack_config *p)
+{
+	const struct gen_config *cfg = &cmd->mlp;
+	genpack_config_init(p);
+	refuse_others(cmd, FOR_PACK);
+	if (cmd->fault && genpack_diffs_parse(cmd->fault) < 0)
+		opt_usage_error(&spec, "unknown --fault kind for --framework config-check: %s (a comma-separated list "
+				       "of env, pip, lr, seed, dataset, weight, random; all; none)", cmd->fault);
+	if (cmd->fault)
+		p->diffs = (unsigned)genpack_diffs_parse(cmd->fault);
+	for (size_t i = 0; i < cmd->ngiven; i++)
+		switch (cmd->given[i]) {
+		case OPT_STEPS: p->steps = cfg->steps; break;
+		case OPT_RANKS: p->ranks = cfg->ranks; break;
+		}
+	p->seed = cfg->seed;
+	p->outdir = cfg->outdir;
+}
+
 int main(int argc, char **argv)
 {
 	struct command cmd;
 
 	msg_set_progname(argv[0]);
 	parse_options(&cmd, argc, argv);
+	if (cmd.framework == FW_CONFIG_CHECK) {
+		struct genpack_config p;
+		pack_options(&cmd, &p);
+		genpack_write(&p);
+		return PROBE_OK;
+	}
 	if (cmd.framework != FW_ATB && cmd.mlp.fault_rank >= cmd.mlp.ranks)
 		opt_usage_error(&spec, "--fault-rank %d is not below --ranks %d", cmd.mlp.fault_rank, cmd.mlp.ranks);
 	if (cmd.framework == FW_ATB) {

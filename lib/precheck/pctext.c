@@ -90,48 +90,59 @@ static void hyper_line(struct strbuf *out, const struct pc_finding *f)
 	strbuf_addch(out, '\n');
 }
 
+/* A statistic for people: six significant digits. */
+static void short_number(struct strbuf *out, const struct pyval *v)
+{
+	if (!v)
+		strbuf_addch(out, '?');
+	else if (v->kind == PY_INT || v->kind == PY_FLOAT)
+		strbuf_addf(out, "%.6g", pyval_float(v));
+	else
+		pyval_str(out, v);
+}
+
+static const struct pyval *stat_of(const struct pyval *d, int k)
+{
+	for (size_t i = 0; d && d->kind == PY_DICT && i < d->n; i++)
+		if (!strcmp(d->items[2 * i]->text, stat_names[k]))
+			return d->items[2 * i + 1];
+	return NULL;
+}
+
+/* One line: where, the item, and each statistic that differs: bench | cmp (relative difference). */
 static void stats_line(struct strbuf *out, const struct pc_finding *f)
 {
 	struct strbuf w = STRBUF_INIT;
 	size_t start = out->len;
+	bool first = true;
 	strbuf_addf(out, "  %s%s", where_of(f, &w), f->item);
 	if (f->file)
 		strbuf_addf(out, " (%s)", f->file);
-	if (f->what != PC_DIFFERS || !f->bench || !f->cmp || f->bench->kind != PY_DICT || f->bench->n != 4) {
-		pad(out, start, ITEM_WIDTH);
-		strbuf_addstr(out, f->what == PC_BENCH_ONLY ? "only in bench" : f->what == PC_CMP_ONLY ? "only in cmp" : "");
-		if (f->what == PC_DIFFERS) {
-			show(out, f->bench, "(absent)");
-			strbuf_addstr(out, "  |  ");
-			show(out, f->cmp, "(absent)");
-		}
-		strbuf_addch(out, '\n');
-		strbuf_release(&w);
+	pad(out, start, ITEM_WIDTH + 12);
+	strbuf_release(&w);
+	if (f->what != PC_DIFFERS) {
+		strbuf_addstr(out, f->what == PC_BENCH_ONLY ? "only in bench\n" : "only in cmp\n");
 		return;
 	}
-	strbuf_addch(out, '\n');
-	for (int k = 0; k < 4; k++) {
-		const struct pyval *b = NULL, *c = NULL;
-		for (size_t i = 0; i < 4; i++) {
-			if (!strcmp(f->bench->items[2 * i]->text, stat_names[k]))
-				b = f->bench->items[2 * i + 1];
-			if (!strcmp(f->cmp->items[2 * i]->text, stat_names[k]))
-				c = f->cmp->items[2 * i + 1];
-		}
-		if (!f->abs_diff[k])
-			continue;
-		strbuf_addf(out, "      %-5s ", stat_names[k]);
-		show(out, b, "?");
+	if (!f->bench || !f->cmp || f->bench->kind != PY_DICT || f->bench->n != 4 || f->cmp->kind != PY_DICT) {
+		show(out, f->bench, "(absent)");
 		strbuf_addstr(out, "  |  ");
-		show(out, c, "?");
-		strbuf_addstr(out, "   relative difference ");
-		if (f->has_rel[k])
-			pyfmt_double(out, f->rel[k]);
-		else
-			strbuf_addstr(out, "(bench is 0)");
+		show(out, f->cmp, "(absent)");
 		strbuf_addch(out, '\n');
+		return;
 	}
-	strbuf_release(&w);
+	for (int k = 0; k < 4; k++) {
+		if (!f->abs_diff[k] && !isnan(f->abs_diff[k]))
+			continue;
+		strbuf_addf(out, "%s%s ", first ? "" : "; ", stat_names[k]);
+		short_number(out, stat_of(f->bench, k));
+		strbuf_addstr(out, " | ");
+		short_number(out, stat_of(f->cmp, k));
+		if (f->has_rel[k])
+			strbuf_addf(out, " (%.3g)", f->rel[k]);
+		first = false;
+	}
+	strbuf_addch(out, '\n');
 }
 
 static void last_frame(struct strbuf *out, const struct pyval *stack)
@@ -151,7 +162,7 @@ static void random_line(struct strbuf *out, const struct pc_finding *f)
 	}
 	strbuf_addf(out, "  rank %lld %s: ", (long long)f->rank, f->item);
 	if (f->what == PC_DIFFERS)
-		strbuf_addf(out, "called %lld times in bench, %lld in cmp, at ", (long long)f->bench_count,
+		strbuf_addf(out, "called %lld time%s in bench, %lld in cmp, at ", (long long)f->bench_count, f->bench_count == 1 ? "" : "s",
 			    (long long)f->cmp_count);
 	else
 		strbuf_addf(out, "called only in %s (%lld times), at ", f->what == PC_BENCH_ONLY ? "bench" : "cmp",
@@ -258,8 +269,8 @@ void precheck_write_text(const struct precheck *c, struct strbuf *out)
 		{ "learning rate", s_lr, hyper_line },
 		{ "hyperparameters", s_hyper, hyper_line },
 		{ "library versions", s_pip, pip_line },
-		{ "weights", s_weights, stats_line },
-		{ "dataset (the inputs of each forward)", s_dataset, stats_line },
+		{ "weights (bench | cmp, relative difference)", s_weights, stats_line },
+		{ "dataset: the inputs of each forward (bench | cmp, relative difference)", s_dataset, stats_line },
 		{ "environment", s_env, env_line },
 	};
 	size_t start = out->len, ndiff = 0, ninfo = 0;

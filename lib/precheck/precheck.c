@@ -1149,19 +1149,25 @@ static void write_finding(struct strbuf *out, const struct pc_finding *f)
 
 void precheck_write_records(const struct precheck *c, struct strbuf *out)
 {
+	bool first = true;
+	for (size_t i = 0; i < c->n; i++)
+		write_finding(out, &c->v[i]);
+	strbuf_addstr(out, "{\"summary\":{\"bench\":");
+	jsonw_str(out, c->bench->path);
+	strbuf_addstr(out, ",\"cmp\":");
+	jsonw_str(out, c->cmp->path);
+	strbuf_addf(out, ",\"alike\":%s,\"checks\":{", precheck_status(c) == PROBE_OK ? "true" : "false");
 	for (int k = 0; k < PACK_NCHECKS; k++) {
 		const struct pc_summary *s = &c->sum[k];
 		if (!s->bench_has && !s->cmp_has)
 			continue;
-		strbuf_addf(out, "{\"check\":\"%s\",\"finding\":\"summary\",\"level\":\"%s\"", pack_check_name((enum pack_check)k),
-			    s->compared ? level_name(s->level) : "info");
-		json_member(out, "bench", c->bench->path);
-		json_member(out, "cmp", c->cmp->path);
+		strbuf_addf(out, "%s\"%s\":", first ? "" : ",", pack_check_name((enum pack_check)k));
+		first = false;
 		if (s->compared)
-			strbuf_addf(out, ",\"compared\":%zu,\"differ\":%zu,\"info\":%zu}\n", s->items, s->differ, s->info);
+			strbuf_addf(out, "{\"compared\":true,\"level\":\"%s\",\"items\":%zu,\"differ\":%zu,\"info\":%zu}",
+				    level_name(s->level), s->items, s->differ, s->info);
 		else
-			strbuf_addf(out, ",\"note\":\"only in %s: not compared\"}\n", s->bench_has ? "bench" : "cmp");
+			strbuf_addf(out, "{\"compared\":false,\"only_in\":\"%s\"}", s->bench_has ? "bench" : "cmp");
 	}
-	for (size_t i = 0; i < c->n; i++)
-		write_finding(out, &c->v[i]);
+	strbuf_addstr(out, "}}}\n");
 }

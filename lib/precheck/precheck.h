@@ -114,7 +114,7 @@ int precheck_compare(struct precheck *c, const struct pack *bench, const struct 
 int precheck_status(const struct precheck *c);
 void precheck_free(struct precheck *c);
 
-/* The records (probe-config(1)): a summary per check, then the findings. */
+/* The records (probe-config(1)): the findings, then the summary. */
 void precheck_write_records(const struct precheck *c, struct strbuf *out);
 /* The report for people (pctext.c): the summary, then the findings that matter most first. */
 void precheck_write_text(const struct precheck *c, struct strbuf *out);
