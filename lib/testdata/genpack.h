@@ -57,7 +57,7 @@ enum genpack_diff {
 };
 
 /* The names of the differences, for --fault: a comma-separated list of them, "all" or "none". */
-#define GENPACK_FAULT_CHOICES "env|pip|lr|seed|dataset|weight|random|all|none"
+#define GENPACK_FAULT_CHOICES "env|pip|lr|seed|dataset|weight|random|all" /* and none, which the others have */
 
 struct genpack_config {
 	const char *outdir;
