@@ -142,9 +142,16 @@ struct pyval *pack_pyval(struct pack *p, const struct jnode *n)
 
 /* ---- the shapes the checks need */
 
-static int fail_at(struct strbuf *err, const char *where, const struct jnode *n, const char *what)
+/* "WHERE:LINE:COL: what", at a value of the tree. */
+static int fail_at(struct strbuf *err, const char *where, const struct jnode *n, const char *fmt, ...) PRINTF_LIKE(4, 5);
+static int fail_at(struct strbuf *err, const char *where, const struct jnode *n, const char *fmt, ...)
 {
-	return msg_fail(err, where, "%llu:%llu: %s", (unsigned long long)n->line, (unsigned long long)n->col, what);
+	va_list ap;
+	strbuf_addf(err, "%s:%llu:%llu: ", where, (unsigned long long)n->line, (unsigned long long)n->col);
+	va_start(ap, fmt);
+	strbuf_vaddf(err, fmt, ap);
+	va_end(ap);
+	return PROBE_ERR;
 }
 
 static bool is_number(const struct jnode *n)
@@ -170,11 +177,9 @@ static int check_stats(const struct jnode *n, const char *where, const char *who
 	for (int k = 0; k < 4; k++) {
 		const struct jnode *s = jtree_get(n, stat_names[k]);
 		if (!s)
-			return msg_fail(err, where, "%llu:%llu: %s has no \"%s\"", (unsigned long long)n->line,
-					(unsigned long long)n->col, whose, stat_names[k]);
+			return fail_at(err, where, n, "%s has no \"%s\"", whose, stat_names[k]);
 		if (!is_number(s))
-			return msg_fail(err, where, "%llu:%llu: \"%s\" of %s is not a number", (unsigned long long)s->line,
-					(unsigned long long)s->col, stat_names[k], whose);
+			return fail_at(err, where, s, "\"%s\" of %s is not a number", stat_names[k], whose);
 	}
 	return 0;
 }
@@ -332,7 +337,7 @@ int pack_add_member(struct pack *p, const char *member, const char *where, const
 	if (!(tree = pack_parse_json(p, where, data, len, err)))
 		return -1;
 	if (tree->kind != J_OBJECT)
-		return fail_at(err, where, tree, "not a JSON object");
+		return fail_at(err, where, tree, "not a JSON object, as %s is in a pack", member);
 	switch (m) {
 	case M_ENV: slot = &p->env; p->has |= 1u << PACK_ENV; break;
 	case M_HYPER: slot = &p->hyper[hyper]; break;

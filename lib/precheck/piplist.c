@@ -182,6 +182,13 @@ static enum line_kind classify(const char *s, size_t n, const char **name, size_
 	return L_BAD;
 }
 
+/* "WHERE:LINE: what". */
+static int fail_line(struct strbuf *err, const char *where, size_t line, const char *what)
+{
+	strbuf_addf(err, "%s:%zu: %s", where, line, what);
+	return PROBE_ERR;
+}
+
 int piplist_parse(struct piplist *l, const char *where, const char *data, size_t len, struct strbuf *err)
 {
 	struct textlines t;
@@ -194,13 +201,13 @@ int piplist_parse(struct piplist *l, const char *where, const char *data, size_t
 		textlines_strip(&s, &n);
 		if (table == 1) {
 			if (!all_dashes(s, n))
-				return msg_fail(err, where, "%zu: a pip list header not followed by its dashes", t.line);
+				return fail_line(err, where, t.line, "a pip list header not followed by its dashes");
 			table = 2;
 			continue;
 		}
 		if (table == 2 && n && s[0] != '#') {
 			if (!two_words(s, n, &name, &nn, &ver, &vn))
-				return msg_fail(err, where, "%zu: a row of pip list without its version", t.line);
+				return fail_line(err, where, t.line, "a row of pip list without its version");
 			piplist_set(l, name, nn, ver, vn, t.line);
 			continue;
 		}
@@ -210,13 +217,14 @@ int piplist_parse(struct piplist *l, const char *where, const char *data, size_t
 			continue;
 		}
 		if (k == L_BAD)
-			return msg_fail(err, where, "%zu: not a package of a pip list (name==version, name=version, "
-						 "name @ URL or pip list's columns)", t.line);
+			return fail_line(err, where, t.line,
+					 "not a package of a pip list (name==version, name=version, name @ URL or pip "
+					 "list's columns)");
 		if (k != L_SKIP)
 			piplist_set(l, name, nn, ver, vn, t.line);
 	}
 	if (table == 1)
-		return msg_fail(err, where, "%zu: a pip list header not followed by its dashes", t.line);
+		return fail_line(err, where, t.line, "a pip list header not followed by its dashes");
 	return 0;
 }
 

@@ -172,7 +172,8 @@ static int read_env_text(struct pack *p, const char *data, size_t len, struct st
 				dict_release(&d);
 				strbuf_release(&value);
 				strbuf_release(&name);
-				return msg_fail(err, p->path, "%zu: not NAME=value, as env prints the environment", t.line);
+				strbuf_addf(err, "%s:%zu: not NAME=value, as env prints the environment", p->path, t.line);
+				return PROBE_ERR;
 			}
 			strbuf_addch(&value, '\n'); /* a value of several lines */
 			strbuf_add(&value, s, n);
@@ -471,7 +472,8 @@ struct yaml_walk {
 
 static int yaml_fail(struct yaml_walk *w, const yaml_node_t *n, const char *what)
 {
-	return msg_fail(w->err, w->p->path, "%zu:%zu: %s", n->start_mark.line + 1, n->start_mark.column + 1, what);
+	strbuf_addf(w->err, "%s:%zu:%zu: %s", w->p->path, n->start_mark.line + 1, n->start_mark.column + 1, what);
+	return PROBE_ERR;
 }
 
 static struct pyval *yaml_scalar(struct yaml_walk *w, const yaml_node_t *n)
@@ -650,8 +652,9 @@ static int yaml_read(struct pack *p, const char *data, size_t len, struct pyval 
 	yaml_parser_initialize(&parser);
 	yaml_parser_set_input_string(&parser, (const unsigned char *)data, len);
 	if (!yaml_parser_load(&parser, &doc)) {
-		rc = msg_fail(err, p->path, "%zu:%zu: %s", parser.problem_mark.line + 1, parser.problem_mark.column + 1,
-			      parser.problem ? parser.problem : "not YAML");
+		strbuf_addf(err, "%s:%zu:%zu: %s", p->path, parser.problem_mark.line + 1, parser.problem_mark.column + 1,
+			    parser.problem ? parser.problem : "not YAML");
+		rc = PROBE_ERR;
 		yaml_parser_delete(&parser);
 		return rc;
 	}

@@ -381,7 +381,8 @@ static void compare_pip(struct precheck *c)
 			f = compared(c, PACK_PIP, strcmp(v[i].b->version, v[i].c->version) != 0, level, PC_DIFFERS, v[i].norm);
 		} else {
 			c->sum[PACK_PIP].items++;
-			f = add(c, PACK_PIP, level, v[i].b ? PC_BENCH_ONLY : PC_CMP_ONLY, v[i].norm);
+			f = add(c, PACK_PIP, level == PC_ERROR ? PC_WARNING : level, v[i].b ? PC_BENCH_ONLY : PC_CMP_ONLY,
+				v[i].norm);
 		}
 		if (!f)
 			continue;

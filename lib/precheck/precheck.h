@@ -19,8 +19,9 @@
  *               weight, a weight or an input on one side only, a
  *               hyperparameter's value, a random call's count or a call on
  *               one side only;
- *   PC_WARNING  a hyperparameter on one side only; another environment
- *               variable known to matter (precheck_env_matters());
+ *   PC_WARNING  a hyperparameter, or one of those packages, on one side
+ *               only; another environment variable known to matter
+ *               (precheck_env_matters());
  *   PC_INFO     what is reported but not counted: other variables and
  *               packages, steps, ranks and files on one side only (runs of
  *               different lengths), a variable of one device type only.
