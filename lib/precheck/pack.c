@@ -539,7 +539,7 @@ static int dir_member(struct walk *w, const char *member)
 		return 0;
 	}
 	rc = read_file(w->path.buf, &w->data, w->err);
-	if (!rc && pack_add_member(w->p, member, w->path.buf, w->data.buf, w->data.len, w->err) == 1)
+	if (!rc && (rc = pack_add_member(w->p, member, w->path.buf, w->data.buf, w->data.len, w->err)) == 1)
 		ignored(w->path.buf);
 	strbuf_setlen(&w->path, base);
 	return rc < 0 ? -1 : 0;

@@ -44,7 +44,7 @@ struct pack *precheck_open(const char *path, enum plain_kind kind, struct strbuf
 			goto fail;
 		return p;
 	}
-	if (!is_stdin && (kind == PLAIN_PACK || (kind == PLAIN_UNKNOWN && zip_magic(path)))) {
+	if (!is_stdin && S_ISREG(st.st_mode) && (kind == PLAIN_PACK || (kind == PLAIN_UNKNOWN && zip_magic(path)))) {
 		p = pack_new(path, PACK_ZIP);
 		if (pack_read_zip(p, err) < 0)
 			goto fail;
