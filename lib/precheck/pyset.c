@@ -1,87 +1,6 @@
 #include "pyset.h"
-#include "../core/utf8.h"
 #include "../core/xalloc.h"
-
-/* ---- SipHash-1-3, as CPython's Python/pyhash.c computes it (key k0, k1) */
-
-static inline uint64_t rotl(uint64_t x, int b)
-{
-	return (x << b) | (x >> (64 - b));
-}
-
-#define SIP_ROUND(v0, v1, v2, v3)                                                     \
-	do {                                                                          \
-		v0 += v1, v1 = rotl(v1, 13), v1 ^= v0, v0 = rotl(v0, 32);             \
-		v2 += v3, v3 = rotl(v3, 16), v3 ^= v2;                                \
-		v0 += v3, v3 = rotl(v3, 21), v3 ^= v0;                                \
-		v2 += v1, v1 = rotl(v1, 17), v1 ^= v2, v2 = rotl(v2, 32);             \
-	} while (0)
-
-static uint64_t siphash13(uint64_t k0, uint64_t k1, const unsigned char *p, size_t n)
-{
-	uint64_t b = (uint64_t)n << 56, t = 0;
-	uint64_t v0 = k0 ^ 0x736f6d6570736575ull, v1 = k1 ^ 0x646f72616e646f6dull;
-	uint64_t v2 = k0 ^ 0x6c7967656e657261ull, v3 = k1 ^ 0x7465646279746573ull;
-	size_t i = 0;
-	for (; i + 8 <= n; i += 8) {
-		uint64_t m = 0;
-		for (int k = 7; k >= 0; k--)
-			m = m << 8 | p[i + (size_t)k];
-		v3 ^= m;
-		SIP_ROUND(v0, v1, v2, v3);
-		v0 ^= m;
-	}
-	for (size_t k = n - i; k > 0; k--)
-		t = t << 8 | p[i + k - 1];
-	b |= t;
-	v3 ^= b;
-	SIP_ROUND(v0, v1, v2, v3);
-	v0 ^= b;
-	v2 ^= 0xff;
-	SIP_ROUND(v0, v1, v2, v3);
-	SIP_ROUND(v0, v1, v2, v3);
-	SIP_ROUND(v0, v1, v2, v3);
-	return v0 ^ v1 ^ v2 ^ v3;
-}
-
-/* The string's code points, and the width CPython stores them in (1, 2 or 4 bytes). */
-static uint32_t *code_points(const char *s, size_t len, size_t *n, int *width)
-{
-	uint32_t *cp = xmalloc(st_mult(len ? len : 1, sizeof(*cp))), max = 0;
-	size_t k = 0;
-	if (!utf8_valid(s, len)) {
-		for (size_t i = 0; i < len; i++)
-			cp[k++] = (unsigned char)s[i];
-	} else {
-		for (size_t i = 0; i < len;) {
-			int l = utf8_sequence((const unsigned char *)s + i, len - i);
-			cp[k++] = utf8_code_point((const unsigned char *)s + i, l);
-			i += (size_t)l;
-		}
-	}
-	for (size_t i = 0; i < k; i++)
-		if (cp[i] > max)
-			max = cp[i];
-	*n = k;
-	*width = max < 0x100 ? 1 : max < 0x10000 ? 2 : 4;
-	return cp;
-}
-
-int64_t pyset_str_hash(const char *s, size_t len)
-{
-	size_t n;
-	int width;
-	uint32_t *cp = code_points(s, len, &n, &width);
-	unsigned char *units = xmalloc(st_mult(n ? n : 1, (size_t)width));
-	int64_t h;
-	for (size_t i = 0; i < n; i++)
-		for (int b = 0; b < width; b++) /* little-endian, as on the machines msprobe runs on */
-			units[i * (size_t)width + (size_t)b] = (unsigned char)(cp[i] >> (8 * b));
-	h = n ? (int64_t)siphash13(0, 0, units, n * (size_t)width) : 0;
-	free(cp);
-	free(units);
-	return h == -1 ? -2 : h;
-}
+#include "../msprobe/pyhash.h"
 
 /* ---- CPython's setobject.c, for str keys without deletions */
 
@@ -201,7 +120,7 @@ static void set_from_list(struct pyset *s, const char *const *v, size_t n)
 {
 	set_init(s);
 	for (size_t i = 0; i < n; i++)
-		set_add(s, v[i], pyset_str_hash(v[i], strlen(v[i])));
+		set_add(s, v[i], pyhash_str(v[i], strlen(v[i])));
 }
 
 size_t pyset_union_order(const char *const *a, size_t na, const char *const *b, size_t nb, const char ***out)

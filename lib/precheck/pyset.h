@@ -9,11 +9,12 @@
  * process unless PYTHONHASHSEED is set; msprobe's order is therefore not
  * deterministic, and the only reproducible one is that of a fixed seed.
  * This module gives the order of seed 0 (what the fixtures were made
- * with): str hashes by SipHash-1-3 with a zero key over the string's
- * code units (1, 2 or 4 bytes each, by the widest code point, as CPython
- * stores it), and the set's open addressing (a table of 8 slots and more,
- * linear probes of 9, perturbation by the hash's high bits, growth at
- * 3/5 full), with set(), | and the copy | makes replayed as CPython does.
+ * with), with msprobe/pyhash.h's str hashes: the set's open addressing (a
+ * table of 8 slots and more, linear probes of 9, perturbation by the
+ * hash's high bits, growth at 3/5 full), with set() of an iterable (a
+ * dict's keys: one insertion after another), | and the copy | makes
+ * replayed as CPython does.  (pyhash.h replays set(d1) & set(d2) of two
+ * dicts for the checkpoint compare; the two belong in one module.)
  *
  * Pure functions; safe in any thread.
  */
@@ -21,9 +22,6 @@
 #define PROBE_PYSET_H
 
 #include "../core/compat.h"
-
-/* hash(s) of a Python str given in UTF-8 (invalid UTF-8: its bytes as Latin-1), PYTHONHASHSEED=0. */
-int64_t pyset_str_hash(const char *s, size_t len);
 
 /*
  * The order of iter(set(a) | set(b)) for two lists of strings (each a

@@ -18,6 +18,7 @@
 #include "../../lib/precheck/plain.h"
 #include "../../lib/precheck/precheck.h"
 #include "../../lib/precheck/pyset.h"
+#include "../../lib/msprobe/pyhash.h"
 #include "../../lib/core/msg.h"
 
 #include <math.h>
@@ -78,7 +79,7 @@ static void test_difflib(void)
 
 static void hash_is(const char *s, int64_t want)
 {
-	is_int(pyset_str_hash(s, strlen(s)), want, s);
+	is_int(pyhash_str(s, strlen(s)), want, s);
 }
 
 static void order_is(const char *const *a, size_t na, const char *const *b, size_t nb, const char *want)
