@@ -98,12 +98,13 @@ static double num(const struct pyval *v)
 	return v->kind == PY_BOOL ? (double)v->b : pyval_float(v);
 }
 
-bool precheck_py_eq(const struct pyval *a, const struct pyval *b)
+/* Python's ==, or with nan_same the same value (NaN is NaN: a run against itself is alike). */
+static bool py_eq(const struct pyval *a, const struct pyval *b, bool nan_same)
 {
 	if (is_num(a) && is_num(b)) {
 		if (a->kind == PY_INT && b->kind == PY_INT)
 			return a->len == b->len && !memcmp(a->text, b->text, a->len);
-		return num(a) == num(b);
+		return num(a) == num(b) || (nan_same && isnan(num(a)) && isnan(num(b)));
 	}
 	if (a->kind != b->kind)
 		return false;
@@ -114,7 +115,7 @@ bool precheck_py_eq(const struct pyval *a, const struct pyval *b)
 		if (a->n != b->n)
 			return false;
 		for (size_t i = 0; i < a->n; i++)
-			if (!precheck_py_eq(a->items[i], b->items[i]))
+			if (!py_eq(a->items[i], b->items[i], nan_same))
 				return false;
 		return true;
 	case PY_DICT:
@@ -122,12 +123,22 @@ bool precheck_py_eq(const struct pyval *a, const struct pyval *b)
 			return false;
 		for (size_t i = 0; i < a->n; i++) {
 			const struct pyval *o = dict_get(b, a->items[2 * i]->text, a->items[2 * i]->len);
-			if (!o || !precheck_py_eq(a->items[2 * i + 1], o))
+			if (!o || !py_eq(a->items[2 * i + 1], o, nan_same))
 				return false;
 		}
 		return true;
 	default: return false;
 	}
+}
+
+bool precheck_py_eq(const struct pyval *a, const struct pyval *b)
+{
+	return py_eq(a, b, false);
+}
+
+static bool same_value(const struct pyval *a, const struct pyval *b)
+{
+	return py_eq(a, b, true);
 }
 
 bool precheck_to_str(const struct pyval *v, struct strbuf *out)
@@ -292,7 +303,7 @@ static void compare_env(struct precheck *c)
 		if (k < ncov)
 			continue;
 		if (bv && cv) {
-			f = compared(c, PACK_ENV, !precheck_py_eq(bv, cv), level, PC_DIFFERS, names[i]);
+			f = compared(c, PACK_ENV, !same_value(bv, cv), level, PC_DIFFERS, names[i]);
 		} else {
 			c->sum[PACK_ENV].items++;
 			f = add(c, PACK_ENV, level, bv ? PC_BENCH_ONLY : PC_CMP_ONLY, names[i]);
@@ -480,7 +491,7 @@ static void compare_inputs(struct precheck *c, const struct pyval *b, const stru
 		else if (x->kind == PY_DICT && y->kind == PY_DICT && !is_stats(x) && !is_stats(y))
 			compare_inputs(c, x, y, tag, step, rank);
 		else {
-			struct pc_finding *f = compared(c, PACK_DATASET, !precheck_py_eq(x, y), PC_ERROR, PC_DIFFERS, tag->buf);
+			struct pc_finding *f = compared(c, PACK_DATASET, !same_value(x, y), PC_ERROR, PC_DIFFERS, tag->buf);
 			if (f) {
 				f->bench = x, f->cmp = y, f->step = step, f->rank = rank;
 			}
@@ -610,7 +621,7 @@ static bool values_alike(const struct pyval *a, const struct pyval *b)
 {
 	struct strbuf x = STRBUF_INIT, y = STRBUF_INIT;
 	bool same;
-	if (precheck_py_eq(a, b))
+	if (same_value(a, b))
 		return true;
 	if (a->kind == PY_LIST || b->kind == PY_LIST || a->kind == PY_DICT || b->kind == PY_DICT || a->kind == PY_NONE ||
 	    b->kind == PY_NONE)
@@ -873,7 +884,7 @@ static void compare_calls(struct precheck *c, const char *op, int64_t rank, cons
 	for (size_t i = 0; i < nb; i++) {
 		partner[i] = -1;
 		for (size_t j = 0; j < nc && partner[i] < 0; j++)
-			if (!taken[j] && precheck_py_eq(member(bl->items[i], "stack"), member(cl->items[j], "stack")))
+			if (!taken[j] && same_value(member(bl->items[i], "stack"), member(cl->items[j], "stack")))
 				partner[i] = (long)j, taken[j] = same[i] = true;
 	}
 	for (size_t i = 0; i < nb; i++) {

@@ -125,6 +125,7 @@ void precheck_write_text(const struct precheck *c, struct strbuf *out);
  * (a temporary name the caller commits, partial.h), its temporary files
  * in tmpdir.  Where msprobe would refuse to write it (a cell its
  * formula guard refuses), nothing is written: -1 with msprobe's message.
+ * path NULL: the sheets are only built (the fuzz harness).
  */
 int precheck_write_xlsx(const struct precheck *c, const char *path, const char *tmpdir, struct strbuf *err);
 
