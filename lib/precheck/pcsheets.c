@@ -274,7 +274,10 @@ static void sheet_pip(struct book *b)
 		const struct piplist_entry *x = piplist_get(&b->c->bench->ms_pip, deps[i]);
 		const struct piplist_entry *y = piplist_get(&b->c->cmp->ms_pip, deps[i]);
 		struct cell *r;
-		if (x && y ? !strcmp(x->version, y->version) : !x && !y)
+		bool same = !x && !y;
+		if (x && y)
+			same = !strcmp(x->version, y->version);
+		if (same)
 			continue;
 		r = new_row(s);
 		r[0] = text_cell(b, deps[i]);

@@ -646,7 +646,6 @@ static int yaml_read(struct pack *p, const char *data, size_t len, struct pyval 
 {
 	yaml_parser_t parser;
 	yaml_document_t doc;
-	yaml_node_t *root;
 	int rc = 0;
 	*out = NULL;
 	yaml_parser_initialize(&parser);
@@ -661,8 +660,9 @@ static int yaml_read(struct pack *p, const char *data, size_t len, struct pyval 
 	w->p = p;
 	w->doc = &doc;
 	w->err = err;
-	if ((root = yaml_document_get_root_node(&doc)) && !(*out = yaml_value(w, 1, 0)))
+	if (yaml_document_get_root_node(&doc) && !(*out = yaml_value(w, 1, 0)))
 		rc = -1;
+	w->doc = NULL; /* the document dies here; the values live in the pack's arena */
 	yaml_document_delete(&doc);
 	yaml_parser_delete(&parser);
 	return rc;

@@ -357,7 +357,7 @@ static void add_pkgs(struct precheck *c, struct pkg **v, size_t *n, const struct
 			;
 		if (k == *n) {
 			*v = xrealloc(*v, st_mult(*n + 1, sizeof(**v)));
-			(*v)[(*n)++] = (struct pkg){ dup(c, norm.buf), NULL, NULL };
+			(*v)[(*n)++] = (struct pkg){ arena_memdupz(&c->arena, norm.buf, norm.len), NULL, NULL };
 		}
 		if (bench)
 			(*v)[k].b = &l->v[i];

@@ -204,7 +204,8 @@ static void test_yaml(void)
 		"u: '1'\nv: On\nw: 12345678901234567890123\nx: [1, two, [3]]\ny: [{k: 1}, 2]\n"
 		"base: &b {p: 1, q: 2}\nmodel:\n  <<: *b\n  q: 3\n  hidden_size: 8\n";
 	struct pack *p = read_plain("c.yaml", PLAIN_CONFIG, yaml, &err);
-	if (!ok(p != NULL, "a YAML config read")) {
+	ok(p != NULL, "a YAML config read");
+	if (!p) {
 		strbuf_release(&err);
 		return;
 	}
