@@ -15,6 +15,50 @@ _probe_dumps() {
 	COMPREPLY=($(compgen -d -- "$1") $(compgen -f -X '!*.json*' -- "$1"))
 }
 
+_probe_ckpt() {
+	local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]} eq=
+	# --opt=ARG: bash makes three words of it, "--opt" "=" "ARG" (COMP_WORDBREAKS)
+	if [[ $cur == = ]]; then
+		cur= eq=1
+	elif [[ $prev == = ]]; then
+		prev=${COMP_WORDS[COMP_CWORD-2]} eq=1
+	fi
+	COMPREPLY=()
+	case $prev in
+	--format) COMPREPLY=($(compgen -W "records text" -- "$cur")); return ;;
+	--msprobe-json) _probe_files "$cur"; return ;;
+	-j|--jobs) return ;;
+	esac
+	if [[ $cur == -* ]]; then
+		COMPREPLY=($(compgen -W "--format --msprobe-json -j --jobs -q --quiet -h --help --version" -- "$cur"))
+		return
+	fi
+	_probe_files "$cur"
+}
+complete -o filenames -F _probe_ckpt probe-ckpt
+
+_probe_config() {
+	local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]} eq=
+	# --opt=ARG: bash makes three words of it, "--opt" "=" "ARG" (COMP_WORDBREAKS)
+	if [[ $cur == = ]]; then
+		cur= eq=1
+	elif [[ $prev == = ]]; then
+		prev=${COMP_WORDS[COMP_CWORD-2]} eq=1
+	fi
+	COMPREPLY=()
+	case $prev in
+	--format) COMPREPLY=($(compgen -W "records text" -- "$cur")); return ;;
+	-o|--output-dir) _probe_dirs "$cur"; return ;;
+	--kind) COMPREPLY=($(compgen -W "pack pip env config script" -- "$cur")); return ;;
+	esac
+	if [[ $cur == -* ]]; then
+		COMPREPLY=($(compgen -W "--format --xlsx -o --output-dir --kind --all -h --help --version" -- "$cur"))
+		return
+	fi
+	_probe_files "$cur"
+}
+complete -o filenames -F _probe_config probe-config
+
 _probe_export() {
 	local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]} eq=
 	# --opt=ARG: bash makes three words of it, "--opt" "=" "ARG" (COMP_WORDBREAKS)
@@ -98,9 +142,9 @@ _probe_gendump() {
 	--mode) COMPREPLY=($(compgen -W "statistics md5 tensor" -- "$cur")); return ;;
 	--pt-layout) COMPREPLY=($(compgen -W "torch1 torch2" -- "$cur")); return ;;
 	--format) COMPREPLY=($(compgen -W "pt npy" -- "$cur")); return ;;
-	--framework) COMPREPLY=($(compgen -W "pytorch mindspore mindspore-pytorch verl-fsdp verl-megatron atb" -- "$cur")); return ;;
+	--framework) COMPREPLY=($(compgen -W "pytorch mindspore mindspore-pytorch verl-fsdp verl-megatron atb config-check checkpoint" -- "$cur")); return ;;
 	--dtype) COMPREPLY=($(compgen -W "float32 float16 bfloat16" -- "$cur")); return ;;
-	--fault) COMPREPLY=($(compgen -W "none fc2-weight fc2-weight-tiny input linear1-output nan grad dtype shape scalar inf nan-input down-proj q-weight add-kernel linear-weight" -- "$cur")); return ;;
+	--fault) COMPREPLY=($(compgen -W "none fc2-weight fc2-weight-tiny input linear1-output nan grad dtype shape scalar inf nan-input down-proj q-weight add-kernel linear-weight env pip lr seed dataset weight random all perturb missing reshape" -- "$cur")); return ;;
 	--fault-rank) return ;;
 	--steps) return ;;
 	--ranks) return ;;
@@ -111,9 +155,13 @@ _probe_gendump() {
 	--seed) return ;;
 	--filter-level) COMPREPLY=($(compgen -W "0 1" -- "$cur")); return ;;
 	--device) return ;;
+	--ckpt-layout) COMPREPLY=($(compgen -W "megatron pt safetensors hf" -- "$cur")); return ;;
+	--tp) return ;;
+	--pp) return ;;
+	--shards) return ;;
 	esac
 	if [[ $cur == -* ]]; then
-		COMPREPLY=($(compgen -W "--mode --pt-layout --format --framework --dtype --fault --fault-rank --steps --ranks --micro-batches --layers --width --batch --zoo --seed --print-tensors --save-child --filter-level --device -h --help --version" -- "$cur"))
+		COMPREPLY=($(compgen -W "--mode --pt-layout --format --framework --dtype --fault --fault-rank --steps --ranks --micro-batches --layers --width --batch --zoo --seed --print-tensors --save-child --filter-level --device --ckpt-layout --tp --pp --shards -h --help --version" -- "$cur"))
 		return
 	fi
 	_probe_dirs "$cur"

@@ -1,11 +1,14 @@
 /*
  * probe-gendump: example msprobe dumps of a golden run and a faulty run:
  * a simulated MLP training (gendump.h), verl's training against
- * inference check (genverl.h) or MindIE's ATB inference (genatb.h).
+ * inference check (genverl.h) or MindIE's ATB inference (genatb.h); or
+ * msprobe's config_check packs of two runs (genpack.h).
  */
 #include "../lib/testdata/gendump.h"
 #include "../lib/testdata/genverl.h"
 #include "../lib/testdata/genatb.h"
+#include "../lib/testdata/genpack.h"
+#include "../lib/testdata/genckpt.h"
 #include "../lib/core/msg.h"
 #include "../lib/core/opt.h"
 
@@ -29,6 +32,10 @@ enum {
 	OPT_SAVE_CHILD,
 	OPT_FILTER_LEVEL,
 	OPT_DEVICE,
+	OPT_CKPT_LAYOUT,
+	OPT_TP,
+	OPT_PP,
+	OPT_SHARDS,
 };
 
 static const struct opt_spec options[] = {
@@ -42,8 +49,9 @@ static const struct opt_spec options[] = {
 	{ OPT_FRAMEWORK, 0, "framework", "RUNS",
 	  "the MLP's runs as pytorch (default) or mindspore, or a mindspore target against a pytorch golden; "
 	  "or verl's fsdp or megatron training dump against its vllm inference dump; or atb: MindIE's ATB "
-	  "dumps of a tiny decoder's inference",
-	  "pytorch|mindspore|mindspore-pytorch|verl-fsdp|verl-megatron|atb", 0 },
+	  "dumps of a tiny decoder's inference; or config-check: msprobe's config_check packs of two runs, "
+	  "bench.zip and cmp.zip; or checkpoint: model checkpoints of two runs",
+	  "pytorch|mindspore|mindspore-pytorch|verl-fsdp|verl-megatron|atb|config-check|checkpoint", 0 },
 	{ OPT_DTYPE, 0, "dtype", "TYPE",
 	  "what tensors are saved as, computed in float32 (default float32; verl: bfloat16, float16 refused)",
 	  "float32|float16|bfloat16", 0 },
@@ -51,8 +59,11 @@ static const struct opt_spec options[] = {
 	  "fault injected into the target run (default fc2-weight); verl's, in its training run: down-proj "
 	  "(default: layer 1's down projection output), q-weight (layer 0's q_proj weight) or none; atb's: "
 	  "add-kernel (default: layer 1's AddBF16Kernel output), linear-weight (layer 1's Linear weight) or "
-	  "none; the rows each makes differ: probe-gendump(1)",
-	  GEN_FAULT_CHOICES "|down-proj|q-weight|add-kernel|linear-weight", 0 },
+	  "none; config-check's, in cmp.zip: a comma-separated list of env, pip, lr, seed, dataset, weight, "
+	  "random, or all (default) or none; checkpoint's: perturb (default: one element of the last layer's fc2 "
+	  "weight), missing, reshape, dtype or none; the rows each makes differ: probe-gendump(1)",
+	  GEN_FAULT_CHOICES "|down-proj|q-weight|add-kernel|linear-weight|" GENPACK_FAULT_CHOICES "|perturb|missing|reshape",
+	  0 },
 	{ OPT_FAULT_RANK, 0, "fault-rank", "R", "rank that carries the fault (default 0)", NULL, 0 },
 	{ OPT_STEPS, 0, "steps", "N",
 	  "training steps, with an SGD update between them (default 1); atb: execution counts (default 1)", NULL, 0 },
@@ -75,6 +86,13 @@ static const struct opt_spec options[] = {
 	  "other files naming the first (data=)",
 	  "0|1", 0 },
 	{ OPT_DEVICE, 0, "device", "N", "atb: the device id, the <device> of <device>_<pid> (default 0)", NULL, 0 },
+	{ OPT_CKPT_LAYOUT, 0, "ckpt-layout", "LAYOUT",
+	  "checkpoint: Megatron's legacy folders (default), a .pt state dict, a .safetensors file or a Hugging Face "
+	  "folder of safetensors shards with an index",
+	  GENCKPT_LAYOUT_CHOICES, 0 },
+	{ OPT_TP, 0, "tp", "N", "checkpoint, megatron: tensor-parallel size (default 2)", NULL, 0 },
+	{ OPT_PP, 0, "pp", "N", "checkpoint, megatron: pipeline-parallel size (default 2)", NULL, 0 },
+	{ OPT_SHARDS, 0, "shards", "N", "checkpoint, hf: safetensors shard files (default 2)", NULL, 0 },
 };
 
 static const struct tool_spec spec = {
@@ -83,20 +101,25 @@ static const struct tool_spec spec = {
 		    "[--fault-rank R] [--steps N] [--ranks N] [--micro-batches M] [--layers L] [--width W] "
 		    "[--batch B] [--zoo] [--seed S] [--print-tensors] OUTDIR\n"
 		    "--framework atb [--mode MODE] [--save-child] [--filter-level N] [--device N] [--fault KIND] "
-		    "[--steps N] [--layers L] [--width W] [--batch B] [--seed S] OUTDIR",
+		    "[--steps N] [--layers L] [--width W] [--batch B] [--seed S] OUTDIR\n"
+		    "--framework config-check [--fault KIND] [--steps N] [--ranks N] [--seed S] OUTDIR\n"
+		    "--framework checkpoint [--ckpt-layout LAYOUT] [--tp N] [--pp N] [--shards N] [--fault KIND] "
+		    "[--layers L] [--width W] [--dtype TYPE] [--seed S] OUTDIR",
 	.summary = "Simulate the training of a small MLP (or verl's inference and training of a tiny Qwen2, or "
 		   "MindIE's inference of a tiny decoder) and write msprobe dumps of a golden run and of a target "
-		   "run with an injected fault to OUTDIR/golden and OUTDIR/target.",
+		   "run with an injected fault to OUTDIR/golden and OUTDIR/target; or msprobe's config_check packs "
+		   "of two runs to OUTDIR/bench.zip and OUTDIR/cmp.zip; or model checkpoints of two runs to "
+		   "OUTDIR/golden and OUTDIR/target.",
 	.opts = options,
 	.nopts = ARRAY_SIZE(options),
 	.operand_flags = OPT_DIR,
 };
 
-/* --framework's choices: the MLP's runs (gen_framework's order), then verl's two, then atb. */
-enum { MLP_FRAMEWORKS = 3, FW_VERL_FSDP = 3, FW_VERL_MEGATRON = 4, FW_ATB = 5 };
+/* --framework's choices: the MLP's runs (gen_framework's order), then verl's two, then atb, then config-check. */
+enum { MLP_FRAMEWORKS = 3, FW_VERL_FSDP = 3, FW_VERL_MEGATRON = 4, FW_ATB = 5, FW_CONFIG_CHECK = 6, FW_CHECKPOINT = 7 };
 
 /* The generators, as sets of those that take an option. */
-enum { FOR_MLP = 1, FOR_VERL = 2, FOR_ATB = 4, FOR_ALL = 7 };
+enum { FOR_MLP = 1, FOR_VERL = 2, FOR_ATB = 4, FOR_PACK = 8, FOR_CKPT = 16, FOR_ALL = 31 };
 
 /* What the command line says, before it is known which generator runs. */
 struct command {
@@ -106,6 +129,7 @@ struct command {
 	bool dtype_given, layout_given, format_given, filter_given;
 	bool save_child;
 	int filter_level, device;
+	int ckpt_layout, tp, pp, shards; /* --framework checkpoint: 0 when not given */
 	int given[32];          /* the options given, in order (the first of each), for the refusals */
 	size_t ngiven;
 };
@@ -122,10 +146,12 @@ static const char *long_name(int id)
 static unsigned takers(int id)
 {
 	switch (id) {
-	case OPT_PT_LAYOUT:
-	case OPT_DTYPE:
-	case OPT_FAULT_RANK:
 	case OPT_RANKS:
+		return FOR_MLP | FOR_VERL | FOR_PACK;
+	case OPT_DTYPE:
+		return FOR_MLP | FOR_VERL | FOR_CKPT;
+	case OPT_PT_LAYOUT:
+	case OPT_FAULT_RANK:
 		return FOR_MLP | FOR_VERL;
 	case OPT_FORMAT:
 	case OPT_MICRO_BATCHES:
@@ -133,14 +159,23 @@ static unsigned takers(int id)
 	case OPT_PRINT_TENSORS:
 		return FOR_MLP;
 	case OPT_STEPS:
+		return FOR_MLP | FOR_ATB | FOR_PACK;
 	case OPT_LAYERS:
 	case OPT_WIDTH:
+		return FOR_MLP | FOR_ATB | FOR_CKPT;
 	case OPT_BATCH:
 		return FOR_MLP | FOR_ATB;
+	case OPT_CKPT_LAYOUT:
+	case OPT_TP:
+	case OPT_PP:
+	case OPT_SHARDS:
+		return FOR_CKPT;
 	case OPT_SAVE_CHILD:
 	case OPT_FILTER_LEVEL:
 	case OPT_DEVICE:
 		return FOR_ATB;
+	case OPT_MODE:
+		return FOR_MLP | FOR_VERL | FOR_ATB;
 	default:
 		return FOR_ALL;
 	}
@@ -153,6 +188,12 @@ static const char *takers_text(unsigned who)
 	case FOR_MLP | FOR_VERL: return "the MLP and verl runs";
 	case FOR_MLP | FOR_ATB: return "the MLP and ATB runs";
 	case FOR_ATB: return "--framework atb";
+	case FOR_MLP | FOR_VERL | FOR_PACK: return "the MLP, verl and config-check runs";
+	case FOR_MLP | FOR_ATB | FOR_PACK: return "the MLP, ATB and config-check runs";
+	case FOR_MLP | FOR_VERL | FOR_ATB: return "the dumps";
+	case FOR_CKPT: return "--framework checkpoint";
+	case FOR_MLP | FOR_VERL | FOR_CKPT: return "the MLP, verl and checkpoint runs";
+	case FOR_MLP | FOR_ATB | FOR_CKPT: return "the MLP, ATB and checkpoint runs";
 	default: return "?";
 	}
 }
@@ -161,7 +202,7 @@ static const char *takers_text(unsigned who)
 static const char *framework_name(const struct command *cmd)
 {
 	static const char *const names[] = { "pytorch", "mindspore", "mindspore-pytorch", "verl-fsdp", "verl-megatron",
-					     "atb" };
+					     "atb", "config-check", "checkpoint" };
 	return names[cmd->framework];
 }
 
@@ -260,6 +301,18 @@ static void parse_options(struct command *cmd, int argc, char **argv)
 		case OPT_DEVICE:
 			cmd->device = (int)opt_number(&spec, "--device", arg, 0, ATB_MAX_DEVICE);
 			break;
+		case OPT_CKPT_LAYOUT:
+			cmd->ckpt_layout = opt_choice(&spec, c, arg);
+			break;
+		case OPT_TP:
+			cmd->tp = (int)opt_number(&spec, "--tp", arg, 1, GENCKPT_MAX_PARALLEL);
+			break;
+		case OPT_PP:
+			cmd->pp = (int)opt_number(&spec, "--pp", arg, 1, GENCKPT_MAX_PARALLEL);
+			break;
+		case OPT_SHARDS:
+			cmd->shards = (int)opt_number(&spec, "--shards", arg, 1, 100000);
+			break;
 		}
 		note_given(cmd, c);
 	}
@@ -352,12 +405,76 @@ static void atb_options(const struct command *cmd, struct atb_config *a)
 	a->outdir = cfg->outdir;
 }
 
+/* The pack generator's configuration from the command line, or a usage error for what it does not take. */
+static void pack_options(const struct command *cmd, struct genpack_config *p)
+{
+	const struct gen_config *cfg = &cmd->mlp;
+	genpack_config_init(p);
+	refuse_others(cmd, FOR_PACK);
+	if (cmd->fault && genpack_diffs_parse(cmd->fault) < 0)
+		opt_usage_error(&spec, "unknown --fault kind for --framework config-check: %s (a comma-separated list "
+				       "of env, pip, lr, seed, dataset, weight, random; all; none)", cmd->fault);
+	if (cmd->fault)
+		p->diffs = (unsigned)genpack_diffs_parse(cmd->fault);
+	for (size_t i = 0; i < cmd->ngiven; i++)
+		switch (cmd->given[i]) {
+		case OPT_STEPS: p->steps = cfg->steps; break;
+		case OPT_RANKS: p->ranks = cfg->ranks; break;
+		}
+	p->seed = cfg->seed;
+	p->outdir = cfg->outdir;
+}
+
+/* The checkpoint generator's configuration from the command line, or a usage error for what it does not take. */
+static void ckpt_options(const struct command *cmd, struct genckpt_config *k)
+{
+	const struct gen_config *cfg = &cmd->mlp;
+	const char *problem;
+	genckpt_config_init(k);
+	refuse_others(cmd, FOR_CKPT);
+	if (cmd->fault && genckpt_fault_parse(cmd->fault) < 0)
+		opt_usage_error(&spec, "unknown --fault kind for --framework checkpoint: %s (%s)", cmd->fault,
+				GENCKPT_FAULT_CHOICES);
+	if (cmd->fault)
+		k->fault = (enum genckpt_fault)genckpt_fault_parse(cmd->fault);
+	k->layout = (enum genckpt_layout)cmd->ckpt_layout;
+	for (size_t i = 0; i < cmd->ngiven; i++)
+		switch (cmd->given[i]) {
+		case OPT_LAYERS: k->layers = cfg->layers; break;
+		case OPT_WIDTH: k->width = cfg->width; break;
+		case OPT_DTYPE: k->dtype = cfg->dtype; break;
+		case OPT_TP: k->tp = cmd->tp; break;
+		case OPT_PP: k->pp = cmd->pp; break;
+		case OPT_SHARDS: k->shards = cmd->shards; break;
+		}
+	if ((cmd->tp || cmd->pp) && k->layout != GENCKPT_MEGATRON)
+		opt_usage_error(&spec, "--%s is for --ckpt-layout megatron", cmd->tp ? "tp" : "pp");
+	if (cmd->shards && k->layout != GENCKPT_HF)
+		opt_usage_error(&spec, "--shards is for --ckpt-layout hf");
+	if ((problem = genckpt_config_problem(k)))
+		opt_usage_error(&spec, "%s", problem);
+	k->seed = cfg->seed;
+	k->outdir = cfg->outdir;
+}
+
 int main(int argc, char **argv)
 {
 	struct command cmd;
 
 	msg_set_progname(argv[0]);
 	parse_options(&cmd, argc, argv);
+	if (cmd.framework == FW_CHECKPOINT) {
+		struct genckpt_config k;
+		ckpt_options(&cmd, &k);
+		genckpt_write(&k);
+		return PROBE_OK;
+	}
+	if (cmd.framework == FW_CONFIG_CHECK) {
+		struct genpack_config p;
+		pack_options(&cmd, &p);
+		genpack_write(&p);
+		return PROBE_OK;
+	}
 	if (cmd.framework != FW_ATB && cmd.mlp.fault_rank >= cmd.mlp.ranks)
 		opt_usage_error(&spec, "--fault-rank %d is not below --ranks %d", cmd.mlp.fault_rank, cmd.mlp.ranks);
 	if (cmd.framework == FW_ATB) {

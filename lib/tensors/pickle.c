@@ -1,6 +1,23 @@
 /* pickle.c: the bounded pickle machine that runs a .pt's data.pkl (tensorio.h). */
 #include "tensorio.h"
 
+const struct pk_limits pk_limits_tensor = {
+	.values = 65536, .items = 65536, .depth = 1024, .marks = 256, .views = 8, .memo = 65536,
+	.any_global = false, .what = "not one tensor",
+};
+
+/*
+ * A checkpoint: about twenty objects a tensor, so that 8 Mi objects take
+ * hundreds of thousands of tensors; at most a few hundred MB of memory
+ * whatever data.pkl holds.  The pickler batches SETITEMS by 1000 pairs:
+ * the stack must take 2000 items over the nesting.
+ */
+const struct pk_limits pk_limits_ckpt = {
+	.values = (size_t)1 << 23, .items = (size_t)1 << 23, .depth = (size_t)1 << 20, .marks = 4096,
+	.views = (size_t)1 << 22, .memo = (size_t)1 << 23, .any_global = true,
+	.what = "more than probe's checkpoint reader takes",
+};
+
 static int pk_fail(struct pickle *pk, const char *fmt, ...) PRINTF_LIKE(2, 3);
 static int pk_fail(struct pickle *pk, const char *fmt, ...)
 {
@@ -12,10 +29,11 @@ static int pk_fail(struct pickle *pk, const char *fmt, ...)
 	return -1;
 }
 
-static const char *pk_kind_name(enum pk_kind k)
+const char *tio_pk_kind_name(enum pk_kind k)
 {
 	static const char *const names[] = { "None", "a bool", "an int", "a float", "a str", "a tuple",
-					     "a list", "a dict", "a global", "a storage", "a tensor" };
+					     "a list", "a dict", "a global", "a storage", "a tensor", "bytes",
+					     "an object", "a set" };
 	return names[k];
 }
 
@@ -35,8 +53,8 @@ static int pk_take(struct pickle *pk, size_t n, const unsigned char **p)
 
 static int pk_new(struct pickle *pk, const struct pk_value *v, uint32_t *idx)
 {
-	if (pk->nvalues >= PK_MAX_VALUES)
-		return pk_fail(pk, "more than %d objects: not one tensor", PK_MAX_VALUES);
+	if (pk->nvalues >= pk->lim->values)
+		return pk_fail(pk, "more than %zu objects: %s", pk->lim->values, pk->lim->what);
 	ALLOC_GROW(pk->values, pk->nvalues + 1, pk->values_alloc);
 	pk->values[pk->nvalues] = *v;
 	*idx = (uint32_t)pk->nvalues++;
@@ -45,8 +63,9 @@ static int pk_new(struct pickle *pk, const struct pk_value *v, uint32_t *idx)
 
 static int pk_push(struct pickle *pk, uint32_t idx)
 {
-	if (pk->depth >= PK_MAX_DEPTH)
-		return pk_fail(pk, "the stack grows beyond %d objects", PK_MAX_DEPTH);
+	if (pk->depth >= pk->lim->depth)
+		return pk_fail(pk, "the stack grows beyond %zu objects", pk->lim->depth);
+	ALLOC_GROW(pk->stack, pk->depth + 1, pk->stack_alloc);
 	pk->stack[pk->depth++] = idx;
 	return 0;
 }
@@ -79,6 +98,15 @@ static int pk_top(struct pickle *pk, uint32_t *idx)
 	return 0;
 }
 
+static int pk_mark(struct pickle *pk)
+{
+	if (pk->nmarks >= pk->lim->marks)
+		return pk_fail(pk, "more than %zu nested MARKs", pk->lim->marks);
+	ALLOC_GROW(pk->marks, pk->nmarks + 1, pk->marks_alloc);
+	pk->marks[pk->nmarks++] = pk->depth;
+	return 0;
+}
+
 /* The stack above the innermost mark; the mark is removed. */
 static int pk_pop_mark(struct pickle *pk, size_t *from)
 {
@@ -93,8 +121,8 @@ static int pk_make_tuple(struct pickle *pk, size_t from)
 {
 	size_t n = pk->depth - from;
 	struct pk_value v = { .kind = PK_TUPLE };
-	if (n > PK_MAX_ITEMS - pk->nitems)
-		return pk_fail(pk, "more than %d tuple items: not one tensor", PK_MAX_ITEMS);
+	if (n > pk->lim->items - pk->nitems)
+		return pk_fail(pk, "more than %zu tuple items: %s", pk->lim->items, pk->lim->what);
 	ALLOC_GROW(pk->items, pk->nitems + n, pk->items_alloc);
 	if (n) /* items is still NULL before the first item */
 		memcpy(pk->items + pk->nitems, pk->stack + from, n * sizeof(*pk->items));
@@ -112,7 +140,7 @@ static int pk_tuple_n(struct pickle *pk, size_t n)
 	return pk_make_tuple(pk, pk->depth - n);
 }
 
-static const struct pk_value *pk_item(struct pickle *pk, const struct pk_value *tuple, size_t i)
+const struct pk_value *tio_pk_item(const struct pickle *pk, const struct pk_value *tuple, size_t i)
 {
 	return &pk->values[pk->items[tuple->u.tuple.first + i]];
 }
@@ -120,7 +148,8 @@ static const struct pk_value *pk_item(struct pickle *pk, const struct pk_value *
 static int pk_memo_put(struct pickle *pk, uint64_t i)
 {
 	uint32_t top = 0;
-	if (i >= PK_MAX_MEMO)
+	/* a real pickle memoizes at most one object per opcode: an index past data.pkl's length is a lie */
+	if (i >= pk->lim->memo || (pk->lim->any_global && i > pk->len))
 		return pk_fail(pk, "memo index %llu out of range", (unsigned long long)i);
 	if (pk_top(pk, &top))
 		return -1;
@@ -156,7 +185,10 @@ static int pk_line(struct pickle *pk, const unsigned char **s, size_t *n)
 	return 0;
 }
 
-/* The closed set of globals a saved tensor uses; anything else is refused. */
+/*
+ * The closed set of globals a saved tensor uses; anything else is refused,
+ * or, reading a checkpoint, kept as a name (module and name inside data.pkl).
+ */
 static int pk_global(struct pickle *pk, const unsigned char *mod, size_t ml, const unsigned char *name, size_t nl)
 {
 	static const struct { const char *mod, *name; enum pk_global g; } known[] = {
@@ -174,10 +206,10 @@ static int pk_global(struct pickle *pk, const unsigned char *mod, size_t ml, con
 	};
 	struct pk_value v = { .kind = PK_GLOBAL };
 	int d;
+	v.u.global.dtype = -1;
 	for (size_t i = 0; i < ARRAY_SIZE(known); i++)
 		if (tio_is(mod, ml, known[i].mod) && tio_is(name, nl, known[i].name)) {
 			v.u.global.g = known[i].g;
-			v.u.global.dtype = -1;
 			return pk_push_new(pk, &v);
 		}
 	if (tio_is(mod, ml, "torch")) {
@@ -193,7 +225,15 @@ static int pk_global(struct pickle *pk, const unsigned char *mod, size_t ml, con
 			return pk_push_new(pk, &v);
 		}
 	}
-	return pk_fail(pk, "unknown global %.*s.%.*s", (int)ml, (const char *)mod, (int)nl, (const char *)name);
+	if (!pk->lim->any_global || ml > UINT16_MAX || nl > UINT16_MAX)
+		return pk_fail(pk, "unknown global %.*s.%.*s", (int)ml, (const char *)mod, (int)nl, (const char *)name);
+	/* module and name lie in data.pkl (GLOBAL's lines, STACK_GLOBAL's strings) */
+	v.u.global.g = G_OTHER;
+	v.u.global.mod = (uint32_t)(mod - pk->data);
+	v.u.global.name = (uint32_t)(name - pk->data);
+	v.u.global.mod_len = (uint16_t)ml;
+	v.u.global.name_len = (uint16_t)nl;
+	return pk_push_new(pk, &v);
 }
 
 /* ('storage', storage class, key, location, numel) -> a storage reference */
@@ -203,8 +243,8 @@ static int pk_persistent(struct pickle *pk, uint32_t pid_idx)
 	struct pk_value v = { .kind = PK_STORAGE };
 	if (pid->kind != PK_TUPLE || pid->u.tuple.n != 5)
 		return pk_fail(pk, "persistent id is not a 5-tuple ('storage', class, key, location, numel)");
-	tag = pk_item(pk, pid, 0), cls = pk_item(pk, pid, 1), key = pk_item(pk, pid, 2);
-	loc = pk_item(pk, pid, 3), numel = pk_item(pk, pid, 4);
+	tag = tio_pk_item(pk, pid, 0), cls = tio_pk_item(pk, pid, 1), key = tio_pk_item(pk, pid, 2);
+	loc = tio_pk_item(pk, pid, 3), numel = tio_pk_item(pk, pid, 4);
 	if (tag->kind != PK_STR || !tio_is(tag->u.str.s, tag->u.str.len, "storage"))
 		return pk_fail(pk, "persistent id is not a storage");
 	if (cls->kind != PK_GLOBAL || (cls->u.global.g != G_TYPED_STORAGE && cls->u.global.g != G_UNTYPED_STORAGE))
@@ -225,19 +265,30 @@ static int pk_persistent(struct pickle *pk, uint32_t pid_idx)
 static int pk_int_tuple(struct pickle *pk, const struct pk_value *t, const char *what, int64_t *out, int *n)
 {
 	if (t->kind != PK_TUPLE)
-		return pk_fail(pk, "tensor %s is %s, not a tuple", what, pk_kind_name(t->kind));
+		return pk_fail(pk, "tensor %s is %s, not a tuple", what, tio_pk_kind_name(t->kind));
 	if (t->u.tuple.n > TENSOR_MAX_DIMS)
 		return pk_fail(pk, "tensor %s has %u dimensions; at most %d are supported", what, t->u.tuple.n,
 			       TENSOR_MAX_DIMS);
 	for (uint32_t i = 0; i < t->u.tuple.n; i++) {
-		const struct pk_value *v = pk_item(pk, t, i);
+		const struct pk_value *v = tio_pk_item(pk, t, i);
 		if (v->kind != PK_INT)
-			return pk_fail(pk, "tensor %s holds %s", what, pk_kind_name(v->kind));
+			return pk_fail(pk, "tensor %s holds %s", what, tio_pk_kind_name(v->kind));
 		if (v->u.i < 0)
 			return pk_fail(pk, "tensor %s holds a negative number: %lld", what, (long long)v->u.i);
 		out[i] = v->u.i;
 	}
 	*n = (int)t->u.tuple.n;
+	return 0;
+}
+
+/* A new view with room for ndim sizes and strides in pk->dims. */
+static int pk_new_view(struct pickle *pk, struct pk_view **view)
+{
+	if (pk->nviews >= pk->lim->views)
+		return pk_fail(pk, "more than %zu tensors: %s", pk->lim->views, pk->lim->what);
+	ALLOC_GROW(pk->views, pk->nviews + 1, pk->views_alloc);
+	*view = &pk->views[pk->nviews];
+	memset(*view, 0, sizeof(**view));
 	return 0;
 }
 
@@ -250,23 +301,23 @@ static int pk_rebuild_tensor(struct pickle *pk, bool v3, const struct pk_value *
 	const char *fn = v3 ? "_rebuild_tensor_v3" : "_rebuild_tensor_v2";
 	uint32_t argc = args->u.tuple.n, fixed = v3 ? 7 : 6;
 	const struct pk_value *storage, *offset, *grad, *hooks;
-	struct pk_view *view;
+	struct pk_view *view = NULL;
 	struct pk_value t = { .kind = PK_TENSOR };
-	int n_stride;
+	int64_t shape[TENSOR_MAX_DIMS], stride[TENSOR_MAX_DIMS];
+	int n_stride, ndim = 0;
 
 	if (argc != fixed && argc != fixed + 1)
 		return pk_fail(pk, "%s takes %u or %u arguments, not %u", fn, fixed, fixed + 1, argc);
-	if (pk->nviews >= PK_MAX_VIEWS)
-		return pk_fail(pk, "more than %d tensors: not one tensor", PK_MAX_VIEWS);
-	view = &pk->views[pk->nviews];
-	storage = pk_item(pk, args, 0), offset = pk_item(pk, args, 1);
-	grad = pk_item(pk, args, 4), hooks = pk_item(pk, args, 5);
+	if (pk_new_view(pk, &view))
+		return -1;
+	storage = tio_pk_item(pk, args, 0), offset = tio_pk_item(pk, args, 1);
+	grad = tio_pk_item(pk, args, 4), hooks = tio_pk_item(pk, args, 5);
 	if (storage->kind != PK_STORAGE)
-		return pk_fail(pk, "%s of %s, not a storage", fn, pk_kind_name(storage->kind));
+		return pk_fail(pk, "%s of %s, not a storage", fn, tio_pk_kind_name(storage->kind));
 	view->storage = pk->items[args->u.tuple.first];
 	view->dtype = storage->u.storage.dtype;
 	if (v3) {
-		const struct pk_value *dt = pk_item(pk, args, 6);
+		const struct pk_value *dt = tio_pk_item(pk, args, 6);
 		if (dt->kind != PK_GLOBAL || dt->u.global.g != G_DTYPE)
 			return pk_fail(pk, "%s: argument 7 is not a torch dtype", fn);
 		if (view->dtype >= 0 && view->dtype != dt->u.global.dtype)
@@ -279,18 +330,27 @@ static int pk_rebuild_tensor(struct pickle *pk, bool v3, const struct pk_value *
 	if (offset->kind != PK_INT || offset->u.i < 0)
 		return pk_fail(pk, "%s: the storage offset is not a non-negative integer", fn);
 	view->offset = offset->u.i;
-	if (pk_int_tuple(pk, pk_item(pk, args, 2), "size", view->shape, &view->ndim) ||
-	    pk_int_tuple(pk, pk_item(pk, args, 3), "stride", view->stride, &n_stride))
+	if (pk_int_tuple(pk, tio_pk_item(pk, args, 2), "size", shape, &ndim) ||
+	    pk_int_tuple(pk, tio_pk_item(pk, args, 3), "stride", stride, &n_stride))
 		return -1;
-	if (n_stride != view->ndim)
-		return pk_fail(pk, "%s: %d sizes but %d strides", fn, view->ndim, n_stride);
+	if (n_stride != ndim)
+		return pk_fail(pk, "%s: %d sizes but %d strides", fn, ndim, n_stride);
 	if (grad->kind != PK_BOOL)
-		return pk_fail(pk, "%s: requires_grad is %s, not a bool", fn, pk_kind_name(grad->kind));
+		return pk_fail(pk, "%s: requires_grad is %s, not a bool", fn, tio_pk_kind_name(grad->kind));
 	if (hooks->kind != PK_DICT)
-		return pk_fail(pk, "%s: backward hooks are %s, not a dict", fn, pk_kind_name(hooks->kind));
-	if (argc == fixed + 1 && pk_item(pk, args, fixed)->kind != PK_DICT)
+		return pk_fail(pk, "%s: backward hooks are %s, not a dict", fn, tio_pk_kind_name(hooks->kind));
+	if (argc == fixed + 1 && tio_pk_item(pk, args, fixed)->kind != PK_DICT)
 		return pk_fail(pk, "%s: the metadata is not a dict", fn);
-	t.u.tensor.view = pk->nviews++;
+	/* at most 2 * 64 numbers a view, and views are bounded: no overflow */
+	ALLOC_GROW(pk->dims, pk->ndims + 2 * (size_t)ndim, pk->dims_alloc);
+	if (ndim) {
+		memcpy(pk->dims + pk->ndims, shape, sizeof(*shape) * (size_t)ndim);
+		memcpy(pk->dims + pk->ndims + ndim, stride, sizeof(*stride) * (size_t)ndim);
+	}
+	view->ndim = ndim;
+	view->dims = pk->ndims;
+	pk->ndims += 2 * (size_t)ndim;
+	t.u.tensor.view = (uint32_t)pk->nviews++;
 	t.u.tensor.requires_grad = grad->u.i != 0;
 	return pk_new(pk, &t, result);
 }
@@ -305,46 +365,56 @@ static int pk_rebuild_parameter(struct pickle *pk, bool with_state, const struct
 		return pk_fail(pk, "%s takes %u arguments, not %u",
 			       with_state ? "_rebuild_parameter_with_state" : "_rebuild_parameter", want,
 			       args->u.tuple.n);
-	data = pk_item(pk, args, 0), grad = pk_item(pk, args, 1);
+	data = tio_pk_item(pk, args, 0), grad = tio_pk_item(pk, args, 1);
 	if (data->kind != PK_TENSOR)
-		return pk_fail(pk, "a Parameter of %s, not a tensor", pk_kind_name(data->kind));
+		return pk_fail(pk, "a Parameter of %s, not a tensor", tio_pk_kind_name(data->kind));
 	if (grad->kind != PK_BOOL)
-		return pk_fail(pk, "a Parameter's requires_grad is %s, not a bool", pk_kind_name(grad->kind));
-	if (pk_item(pk, args, 2)->kind != PK_DICT)
+		return pk_fail(pk, "a Parameter's requires_grad is %s, not a bool", tio_pk_kind_name(grad->kind));
+	if (tio_pk_item(pk, args, 2)->kind != PK_DICT)
 		return pk_fail(pk, "a Parameter's backward hooks are not a dict");
 	t = *data;
 	t.u.tensor.requires_grad = grad->u.i != 0;
 	return pk_new(pk, &t, result);
 }
 
-static int pk_call(struct pickle *pk, const struct pk_value *fn, const struct pk_value *args, uint32_t *result,
-		   bool nested);
+static int pk_call(struct pickle *pk, uint32_t fn_idx, uint32_t args_idx, uint32_t *result, bool nested);
 
 /* _rebuild_from_type_v2(func, Tensor or Parameter, args, state): torch 2.x, for tensors with Python attributes */
 static int pk_rebuild_from_type(struct pickle *pk, const struct pk_value *args, uint32_t *result, bool nested)
 {
-	const struct pk_value *fn, *cls, *inner;
+	const struct pk_value *cls, *inner;
 	if (nested)
 		return pk_fail(pk, "_rebuild_from_type_v2 inside _rebuild_from_type_v2");
 	if (args->u.tuple.n != 4)
 		return pk_fail(pk, "_rebuild_from_type_v2 takes 4 arguments, not %u", args->u.tuple.n);
-	fn = pk_item(pk, args, 0), cls = pk_item(pk, args, 1), inner = pk_item(pk, args, 2);
+	cls = tio_pk_item(pk, args, 1), inner = tio_pk_item(pk, args, 2);
 	if (cls->kind != PK_GLOBAL || (cls->u.global.g != G_TENSOR_CLASS && cls->u.global.g != G_PARAMETER_CLASS))
 		return pk_fail(pk, "_rebuild_from_type_v2 of a type other than Tensor or Parameter");
 	if (inner->kind != PK_TUPLE)
 		return pk_fail(pk, "_rebuild_from_type_v2: the arguments are %s, not a tuple",
-			       pk_kind_name(inner->kind));
-	return pk_call(pk, fn, inner, result, true);
+			       tio_pk_kind_name(inner->kind));
+	return pk_call(pk, pk->items[args->u.tuple.first], pk->items[args->u.tuple.first + 2], result, true);
 }
 
-/* REDUCE: fn(*args), for the callables of the closed set. */
-static int pk_call(struct pickle *pk, const struct pk_value *fn, const struct pk_value *args, uint32_t *result,
-		   bool nested)
+/* An inert object: what a global the machine does not make built (checkpoints only). */
+static int pk_object(struct pickle *pk, uint32_t cls, uint32_t args, uint32_t *result)
 {
+	struct pk_value o = { .kind = PK_OBJECT };
+	o.u.object.cls = cls;
+	o.u.object.args = args;
+	o.u.object.state = PK_NOREF;
+	o.u.object.items = PK_NOREF;
+	return pk_new(pk, &o, result);
+}
+
+/* REDUCE: fn(*args), for the callables of the closed set; other globals make inert objects. */
+static int pk_call(struct pickle *pk, uint32_t fn_idx, uint32_t args_idx, uint32_t *result, bool nested)
+{
+	const struct pk_value *fn = tio_pk_val(pk, fn_idx), *args = tio_pk_val(pk, args_idx);
 	if (args->kind != PK_TUPLE)
-		return pk_fail(pk, "call arguments are %s, not a tuple", pk_kind_name(args->kind));
+		return pk_fail(pk, "call arguments are %s, not a tuple", tio_pk_kind_name(args->kind));
 	if (fn->kind != PK_GLOBAL)
-		return pk_fail(pk, "call of %s", pk_kind_name(fn->kind));
+		return pk_fail(pk, "call of %s", tio_pk_kind_name(fn->kind));
 	switch (fn->u.global.g) {
 	case G_REBUILD_V2:
 	case G_REBUILD_V3:
@@ -358,8 +428,11 @@ static int pk_call(struct pickle *pk, const struct pk_value *fn, const struct pk
 		struct pk_value d = { .kind = PK_DICT };
 		if (args->u.tuple.n)
 			return pk_fail(pk, "OrderedDict called with %u arguments", args->u.tuple.n);
+		d.u.coll.head = d.u.coll.tail = PK_NOREF;
 		return pk_new(pk, &d, result);
 	}
+	case G_OTHER:
+		return pk_object(pk, fn_idx, args_idx, result);
 	default:
 		return pk_fail(pk, "a call of something that is not a tensor rebuild function");
 	}
@@ -368,32 +441,105 @@ static int pk_call(struct pickle *pk, const struct pk_value *fn, const struct pk
 static int pk_reduce(struct pickle *pk, bool newobj)
 {
 	uint32_t fn = 0, args = 0, result = 0;
+	const struct pk_value *c;
 	if (pk_pop(pk, &args) || pk_pop(pk, &fn))
 		return -1;
-	if (newobj) {
-		/* cls.__new__(cls, *args): only OrderedDict() makes sense here */
-		const struct pk_value *c = tio_pk_val(pk, fn);
-		if (c->kind != PK_GLOBAL || c->u.global.g != G_ORDERED_DICT)
+	c = tio_pk_val(pk, fn);
+	if (newobj && !(c->kind == PK_GLOBAL && c->u.global.g == G_ORDERED_DICT)) {
+		/* cls.__new__(cls, *args): OrderedDict, or an object of a class kept as a name */
+		if (c->kind != PK_GLOBAL || c->u.global.g != G_OTHER)
 			return pk_fail(pk, "NEWOBJ of something other than OrderedDict");
+		if (tio_pk_val(pk, args)->kind != PK_TUPLE)
+			return pk_fail(pk, "NEWOBJ arguments are %s, not a tuple", tio_pk_kind_name(tio_pk_val(pk, args)->kind));
+		return pk_object(pk, fn, args, &result) ? -1 : pk_push(pk, result);
 	}
-	if (pk_call(pk, tio_pk_val(pk, fn), tio_pk_val(pk, args), &result, false))
+	if (pk_call(pk, fn, args, &result, false))
 		return -1;
 	return pk_push(pk, result);
 }
 
-/* APPEND(S) and SETITEM(S): the target keeps a count; its contents are never needed. */
+/* NEWOBJ_EX: cls.__new__(cls, *args, **kwargs), of a class kept as a name (checkpoints only). */
+static int pk_newobj_ex(struct pickle *pk)
+{
+	uint32_t cls = 0, args = 0, kwargs = 0, result = 0;
+	const struct pk_value *c;
+	if (pk_pop(pk, &kwargs) || pk_pop(pk, &args) || pk_pop(pk, &cls))
+		return -1;
+	c = tio_pk_val(pk, cls);
+	if (c->kind != PK_GLOBAL || c->u.global.g != G_OTHER)
+		return pk_fail(pk, "NEWOBJ_EX of %s", c->kind == PK_GLOBAL ? "a torch class" : tio_pk_kind_name(c->kind));
+	return pk_object(pk, cls, args, &result) ? -1 : pk_push(pk, result);
+}
+
+/* An empty list, dict or set. */
+static int pk_push_coll(struct pickle *pk, enum pk_kind kind)
+{
+	struct pk_value v = { .kind = kind };
+	v.u.coll.head = v.u.coll.tail = PK_NOREF;
+	return pk_push_new(pk, &v);
+}
+
+/* Entry (key, value) appended to the collection value c. */
+static int pk_link(struct pickle *pk, uint32_t c, uint32_t key, uint32_t value)
+{
+	struct pk_value *t;
+	if (pk->nlinks >= pk->lim->items)
+		return pk_fail(pk, "more than %zu list and dict entries: %s", pk->lim->items, pk->lim->what);
+	ALLOC_GROW(pk->links, pk->nlinks + 1, pk->links_alloc);
+	pk->links[pk->nlinks] = (struct pk_link){ key, value, PK_NOREF };
+	t = tio_pk_val(pk, c);
+	if (t->u.coll.tail == PK_NOREF)
+		t->u.coll.head = (uint32_t)pk->nlinks;
+	else
+		pk->links[t->u.coll.tail].next = (uint32_t)pk->nlinks;
+	t->u.coll.tail = (uint32_t)pk->nlinks++;
+	t->u.coll.count++;
+	return 0;
+}
+
+/*
+ * The collection that APPEND(S), SETITEM(S) or ADDITEMS fill at stack[from - 1]: a
+ * list, dict or set, or an object of a list, dict or set subclass (its items).
+ */
+static int pk_target(struct pickle *pk, size_t from, enum pk_kind kind, uint32_t *c)
+{
+	uint32_t t;
+	struct pk_value *v;
+	if (from == 0 || from <= pk_floor(pk))
+		return pk_fail(pk, "stack underflow");
+	t = pk->stack[from - 1];
+	v = tio_pk_val(pk, t);
+	if (v->kind == PK_OBJECT) {
+		if (v->u.object.items == PK_NOREF) {
+			struct pk_value d = { .kind = kind };
+			uint32_t idx;
+			d.u.coll.head = d.u.coll.tail = PK_NOREF;
+			if (pk_new(pk, &d, &idx))
+				return -1;
+			v = tio_pk_val(pk, t); /* values may have moved */
+			v->u.object.items = idx;
+		}
+		t = v->u.object.items;
+		v = tio_pk_val(pk, t);
+	}
+	if (v->kind != kind)
+		return pk_fail(pk, "adding items to %s, not %s", tio_pk_kind_name(v->kind), tio_pk_kind_name(kind));
+	*c = t;
+	return 0;
+}
+
+/* APPEND(S), SETITEM(S), ADDITEMS: the entries at stack[from ...] into the collection below them. */
 static int pk_add_items(struct pickle *pk, enum pk_kind kind, size_t from, size_t per_item)
 {
 	size_t n = pk->depth - from;
-	struct pk_value *target;
-	if (from == 0 || from <= pk_floor(pk))
-		return pk_fail(pk, "stack underflow");
-	target = tio_pk_val(pk, pk->stack[from - 1]);
-	if (target->kind != kind)
-		return pk_fail(pk, "adding items to %s, not %s", pk_kind_name(target->kind), pk_kind_name(kind));
+	uint32_t c = 0;
+	if (pk_target(pk, from, kind, &c))
+		return -1;
 	if (n % per_item)
 		return pk_fail(pk, "odd number of stack items for SETITEMS");
-	target->u.count += n / per_item;
+	for (size_t i = from; i < pk->depth; i += per_item)
+		if (pk_link(pk, c, per_item == 2 ? pk->stack[i] : PK_NOREF, pk->stack[i + per_item - 1]))
+			return -1;
 	pk->depth = from;
 	return 0;
 }
@@ -427,11 +573,12 @@ static int pk_long(struct pickle *pk, size_t len_bytes)
 	return pk_int_operand(pk, (size_t)n, true);
 }
 
-static int pk_string(struct pickle *pk, size_t len_bytes)
+/* BINUNICODE and its kin (and, as PK_BYTES, BINBYTES, BINSTRING and BYTEARRAY8): a length, then the bytes. */
+static int pk_string(struct pickle *pk, size_t len_bytes, enum pk_kind kind)
 {
 	const unsigned char *p = NULL;
 	uint64_t n;
-	struct pk_value v = { .kind = PK_STR };
+	struct pk_value v = { .kind = kind };
 	if (pk_take(pk, len_bytes, &p))
 		return -1;
 	n = len_bytes == 1 ? p[0] : len_bytes == 4 ? get32(p) : get64(p);
@@ -464,20 +611,90 @@ static int pk_stack_global(struct pickle *pk)
 		return -1;
 	m = tio_pk_val(pk, mod), n = tio_pk_val(pk, name);
 	if (m->kind != PK_STR || n->kind != PK_STR)
-		return pk_fail(pk, "STACK_GLOBAL of %s and %s, not two strings", pk_kind_name(m->kind),
-			       pk_kind_name(n->kind));
+		return pk_fail(pk, "STACK_GLOBAL of %s and %s, not two strings", tio_pk_kind_name(m->kind),
+			       tio_pk_kind_name(n->kind));
 	return pk_global(pk, m->u.str.s, m->u.str.len, n->u.str.s, n->u.str.len);
 }
 
 static int pk_build(struct pickle *pk)
 {
 	uint32_t state = 0, target = 0;
+	struct pk_value *t;
 	if (pk_pop(pk, &state) || pk_top(pk, &target))
 		return -1;
-	/* an OrderedDict with instance attributes; nothing else of ours takes a state */
-	if (tio_pk_val(pk, target)->kind != PK_DICT)
-		return pk_fail(pk, "BUILD of %s", pk_kind_name(tio_pk_val(pk, target)->kind));
+	t = tio_pk_val(pk, target);
+	/* an object (argparse.Namespace: its attributes) keeps its state */
+	if (t->kind == PK_OBJECT) {
+		t->u.object.state = state;
+		return 0;
+	}
+	/* an OrderedDict with instance attributes; nothing else of torch's takes a state */
+	if (t->kind != PK_DICT)
+		return pk_fail(pk, "BUILD of %s", tio_pk_kind_name(t->kind));
 	return 0;
+}
+
+/* LIST, DICT, FROZENSET: the items above the mark (keys and values for a dict) as a new collection. */
+static int pk_collect(struct pickle *pk, enum pk_kind kind, size_t per_item)
+{
+	size_t from = 0;
+	uint32_t idx = 0;
+	struct pk_value v = { .kind = kind };
+	if (pk_pop_mark(pk, &from))
+		return -1;
+	if ((pk->depth - from) % per_item)
+		return pk_fail(pk, "odd number of stack items for DICT");
+	v.u.coll.head = v.u.coll.tail = PK_NOREF;
+	if (pk_new(pk, &v, &idx))
+		return -1;
+	for (size_t i = from; i < pk->depth; i += per_item)
+		if (pk_link(pk, idx, per_item == 2 ? pk->stack[i] : PK_NOREF, pk->stack[i + per_item - 1]))
+			return -1;
+	pk->depth = from;
+	return pk_push(pk, idx);
+}
+
+/* The opcodes of protocol 2 and later that only checkpoints use (pickled by Python, not by torch's tensor code). */
+static int pk_step_ckpt(struct pickle *pk, unsigned op)
+{
+	uint32_t a = 0;
+	size_t from = 0;
+	switch (op) {
+	case 'B': /* BINBYTES */
+		return pk_string(pk, 4, PK_BYTES);
+	case 'C': /* SHORT_BINBYTES */
+		return pk_string(pk, 1, PK_BYTES);
+	case 0x8e: /* BINBYTES8 */
+	case 0x96: /* BYTEARRAY8 */
+		return pk_string(pk, 8, PK_BYTES);
+	case 'T': /* BINSTRING */
+		return pk_string(pk, 4, PK_BYTES);
+	case 'U': /* SHORT_BINSTRING */
+		return pk_string(pk, 1, PK_BYTES);
+	case 'l': /* LIST */
+		return pk_collect(pk, PK_LIST, 1);
+	case 'd': /* DICT */
+		return pk_collect(pk, PK_DICT, 2);
+	case 0x8f: /* EMPTY_SET */
+		return pk_push_coll(pk, PK_SET);
+	case 0x90: /* ADDITEMS */
+		return pk_pop_mark(pk, &from) ? -1 : pk_add_items(pk, PK_SET, from, 1);
+	case 0x91: /* FROZENSET */
+		return pk_collect(pk, PK_SET, 1);
+	case 0x92: /* NEWOBJ_EX */
+		return pk_newobj_ex(pk);
+	case '0': /* POP */
+		return pk_pop(pk, &a);
+	case '1': /* POP_MARK */
+		if (pk_pop_mark(pk, &from))
+			return -1;
+		pk->depth = from;
+		return 0;
+	case '2': /* DUP */
+		return pk_top(pk, &a) ? -1 : pk_push(pk, a);
+	default:
+		return pk_fail(pk, "unknown pickle opcode 0x%02x", op);
+	}
 }
 
 /* One opcode; 1 at STOP. */
@@ -510,10 +727,7 @@ static int pk_step(struct pickle *pk)
 	case '.': /* STOP */
 		return 1;
 	case '(': /* MARK */
-		if (pk->nmarks >= PK_MAX_MARKS)
-			return pk_fail(pk, "more than %d nested MARKs", PK_MAX_MARKS);
-		pk->marks[pk->nmarks++] = pk->depth;
-		return 0;
+		return pk_mark(pk);
 	case 't': /* TUPLE */
 		return pk_pop_mark(pk, &from) ? -1 : pk_make_tuple(pk, from);
 	case ')': /* EMPTY_TUPLE */
@@ -525,11 +739,9 @@ static int pk_step(struct pickle *pk)
 	case 0x87: /* TUPLE3 */
 		return pk_tuple_n(pk, 3);
 	case ']': /* EMPTY_LIST */
-		v.kind = PK_LIST;
-		return pk_push_new(pk, &v);
+		return pk_push_coll(pk, PK_LIST);
 	case '}': /* EMPTY_DICT */
-		v.kind = PK_DICT;
-		return pk_push_new(pk, &v);
+		return pk_push_coll(pk, PK_DICT);
 	case 'a': /* APPEND */
 		if (pk->depth <= pk_floor(pk))
 			return pk_fail(pk, "stack underflow");
@@ -543,11 +755,11 @@ static int pk_step(struct pickle *pk)
 	case 'u': /* SETITEMS */
 		return pk_pop_mark(pk, &from) ? -1 : pk_add_items(pk, PK_DICT, from, 2);
 	case 'X': /* BINUNICODE */
-		return pk_string(pk, 4);
+		return pk_string(pk, 4, PK_STR);
 	case 0x8c: /* SHORT_BINUNICODE */
-		return pk_string(pk, 1);
+		return pk_string(pk, 1, PK_STR);
 	case 0x8d: /* BINUNICODE8 */
-		return pk_string(pk, 8);
+		return pk_string(pk, 8, PK_STR);
 	case 'J': /* BININT */
 		return pk_int_operand(pk, 4, false);
 	case 'K': /* BININT1 */
@@ -595,16 +807,17 @@ static int pk_step(struct pickle *pk)
 	case 'j': /* LONG_BINGET */
 		return pk_take(pk, 4, &p) ? -1 : pk_memo_get(pk, get32(p));
 	default:
+		if (pk->lim->any_global)
+			return pk_step_ckpt(pk, op);
 		return pk_fail(pk, "unknown pickle opcode 0x%02x", op);
 	}
 }
 
-/* Run data.pkl to its STOP; the result must be one tensor. */
-int tio_pk_run(struct pickle *pk, const struct pk_value **tensor)
+int tio_pk_run(struct pickle *pk)
 {
 	int r;
-	uint32_t top;
-	const struct pk_value *v;
+	if (!pk->lim)
+		pk->lim = &pk_limits_tensor;
 	while (!(r = pk_step(pk)))
 		;
 	if (r < 0)
@@ -612,11 +825,21 @@ int tio_pk_run(struct pickle *pk, const struct pk_value **tensor)
 	if (pk->nmarks)
 		return pk_fail(pk, "STOP with a MARK still open");
 	if (pk->depth != 1)
-		return pk_fail(pk, "STOP with %zu objects on the stack, not one tensor", pk->depth);
-	top = pk->stack[0];
-	v = tio_pk_val(pk, top);
+		return pk_fail(pk, "STOP with %zu objects on the stack, not one %s", pk->depth,
+			       pk->lim->any_global ? "object" : "tensor");
+	pk->root = pk->stack[0];
+	return 0;
+}
+
+/* Run data.pkl to its STOP; the result must be one tensor. */
+int tio_pk_run_tensor(struct pickle *pk, const struct pk_value **tensor)
+{
+	const struct pk_value *v;
+	if (tio_pk_run(pk))
+		return -1;
+	v = tio_pk_val(pk, pk->root);
 	if (v->kind != PK_TENSOR)
-		return pk_fail(pk, "the pickle holds %s, not a tensor", pk_kind_name(v->kind));
+		return pk_fail(pk, "the pickle holds %s, not a tensor", tio_pk_kind_name(v->kind));
 	*tensor = v;
 	return 0;
 }
@@ -625,6 +848,10 @@ void tio_pk_release(struct pickle *pk)
 {
 	free(pk->values);
 	free(pk->items);
+	free(pk->links);
+	free(pk->stack);
+	free(pk->marks);
 	free(pk->memo);
+	free(pk->views);
+	free(pk->dims);
 }
-

@@ -22,9 +22,10 @@ static int pt_run_pickle(struct pt_reader *z, struct tensor *t, const unsigned c
 
 	pk->path = z->path;
 	pk->err = z->err;
+	pk->lim = &pk_limits_tensor;
 	pk->data = data;
 	pk->len = len;
-	if (tio_pk_run(pk, &tv))
+	if (tio_pk_run_tensor(pk, &tv))
 		goto out;
 	view = &pk->views[tv->u.tensor.view];
 	sv = tio_pk_val(pk, view->storage);
@@ -38,8 +39,10 @@ static int pt_run_pickle(struct pt_reader *z, struct tensor *t, const unsigned c
 	desc->requires_grad = tv->u.tensor.requires_grad;
 	t->dtype = (enum dtype)view->dtype;
 	t->ndim = view->ndim;
-	memcpy(t->shape, view->shape, sizeof(view->shape[0]) * (size_t)view->ndim);
-	memcpy(t->stride, view->stride, sizeof(view->stride[0]) * (size_t)view->ndim);
+	if (view->ndim) {
+		memcpy(t->shape, tio_pk_shape(pk, view), sizeof(t->shape[0]) * (size_t)view->ndim);
+		memcpy(t->stride, tio_pk_stride(pk, view), sizeof(t->stride[0]) * (size_t)view->ndim);
+	}
 	rc = 0;
 out:
 	tio_pk_release(pk);
@@ -49,7 +52,7 @@ out:
 }
 
 /* The byteorder entry of torch 2.x: true when the storages are big-endian. */
-static int pt_byteorder(struct pt_reader *z, bool *big)
+int tio_pt_byteorder(struct pt_reader *z, bool *big)
 {
 	const struct zip_entry *e;
 	const unsigned char *s;
@@ -98,7 +101,7 @@ static int pt_load(struct pt_reader *z, struct tensor *t)
 		rc = pt_run_pickle(z, t, pkl_data, (size_t)pkl->usize, &desc);
 	free(z->pkl_owned);
 	z->pkl_owned = NULL;
-	if (rc || pt_byteorder(z, &big))
+	if (rc || tio_pt_byteorder(z, &big))
 		return -1;
 
 	size = dtype_info(t->dtype)->size;

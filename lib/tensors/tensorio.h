@@ -82,6 +82,8 @@ int tio_check_view(struct tensor *t, const char *path, struct strbuf *err, int64
 		   int64_t *end);
 /* Row-major (or column-major) strides of a dense array, as torch and numpy lay them out. */
 int tio_dense_strides(struct tensor *t, bool column_major);
+/* A regular file opened and mapped whole (tplace.c): 0, or -1 with "PATH: what". */
+int tio_map_file(const char *path, int *fd, void **map, size_t *len, struct strbuf *err);
 
 /* ---- the zip container (zip.c) ---- */
 
@@ -101,6 +103,8 @@ int tio_dense_strides(struct tensor *t, bool column_major);
 
 /* data.pkl of one tensor is a few hundred bytes; anything this big is not one tensor */
 #define PKL_MAX (1u << 20)
+/* a checkpoint's data.pkl: megabytes for thousands of tensors; 256 MiB is far past any we know */
+#define PKL_CKPT_MAX ((uint64_t)256 << 20)
 
 struct zip_entry {
 	const unsigned char *name;
@@ -142,31 +146,48 @@ int tio_zip_entry_bytes(struct pt_reader *z, const struct zip_entry *e, uint64_t
 /* An entry in messages: printf("... " ENTRY_FMT " ...", ENTRY_ARG(e)). */
 #define ENTRY_FMT "entry %.*s"
 #define ENTRY_ARG(e) (int)(e)->name_len, (const char *)(e)->name
+/* Where entry e's bytes start in the file (its local header checked): 0, or -1 with the message. */
+int tio_zip_entry_start(struct pt_reader *z, const struct zip_entry *e, size_t *start);
 int tio_pt_find_pickle(struct pt_reader *z, const struct zip_entry **pkl);
 int tio_pt_find(struct pt_reader *z, const char *rest, size_t rest_len, const struct zip_entry **found);
 
 /* ---- the pickle machine (pickle.c) ---- */
 
 /*
- * Objects live in one array and are named by their index there; a tuple
- * lists its items' indices in `items`.  Lists and dicts keep only a
- * count: nothing of a saved tensor lives in them (the backward hooks are
- * empty, the metadata and state dicts are not needed).  Every array has a
- * fixed ceiling, so data.pkl cannot make the machine grow without bound,
- * and nothing recurses on the input's nesting.
+ * Objects live in one array and are named by their index there.  A tuple
+ * lists its items' indices in `items`; a list, a dict or an object given
+ * items (a dict subclass) chains its entries in `links`, in the order the
+ * pickle added them.  Nothing is imported or called: a global is a name,
+ * and what a call of a global the machine does not know builds is an
+ * inert object holding its class, arguments and state.  Every array has a
+ * ceiling (struct pk_limits), so data.pkl cannot make the machine grow
+ * without bound, and nothing recurses on the input's nesting.
+ *
+ * Two sets of limits: one tensor (tensor_open(): a few hundred bytes of
+ * data.pkl, globals outside torch's tensor set refused) and a checkpoint
+ * (ptobj.h: up to PKL_CKPT_MAX bytes and millions of objects, any global
+ * kept as an inert name).
  */
 
-#define PK_MAX_VALUES 65536
-#define PK_MAX_ITEMS 65536
-#define PK_MAX_DEPTH 1024
-#define PK_MAX_MARKS 256
-#define PK_MAX_MEMO 65536
-#define PK_MAX_VIEWS 8
 #define PK_MAX_LINE 256 /* GLOBAL's module and name lines */
 #define PK_MAX_KEY 255  /* storage keys are small decimal numbers */
+#define PK_NOREF UINT32_MAX
+
+struct pk_limits {
+	size_t values;  /* objects made */
+	size_t items;   /* tuple items, and list and dict entries */
+	size_t depth;   /* the stack */
+	size_t marks;   /* MARKs open at once */
+	size_t views;   /* tensors */
+	size_t memo;    /* memo slots (an index at or past it is refused) */
+	bool any_global; /* an unknown global is an inert name (else refused) */
+	const char *what; /* said when a limit is passed: "not one tensor" */
+};
+extern const struct pk_limits pk_limits_tensor, pk_limits_ckpt;
 
 enum pk_kind {
-	PK_NONE, PK_BOOL, PK_INT, PK_FLOAT, PK_STR, PK_TUPLE, PK_LIST, PK_DICT, PK_GLOBAL, PK_STORAGE, PK_TENSOR
+	PK_NONE, PK_BOOL, PK_INT, PK_FLOAT, PK_STR, PK_TUPLE, PK_LIST, PK_DICT, PK_GLOBAL, PK_STORAGE, PK_TENSOR,
+	PK_BYTES, PK_OBJECT, PK_SET
 };
 
 enum pk_global {
@@ -181,6 +202,12 @@ enum pk_global {
 	G_TYPED_STORAGE,
 	G_UNTYPED_STORAGE,
 	G_DTYPE,
+	G_OTHER, /* any other global (checkpoints only): module and name kept */
+};
+
+/* One entry of a list (key PK_NOREF) or a dict; next: the following entry, PK_NOREF at the end. */
+struct pk_link {
+	uint32_t key, value, next;
 };
 
 struct pk_value {
@@ -188,50 +215,82 @@ struct pk_value {
 	union {
 		int64_t i; /* PK_INT, PK_BOOL */
 		double f;
-		struct { const unsigned char *s; size_t len; } str;
-		struct { uint32_t first, n; } tuple; /* items[first .. first + n) */
-		uint64_t count;                      /* PK_LIST, PK_DICT: contents are dropped */
-		struct { enum pk_global g; int dtype; } global;
+		struct { const unsigned char *s; size_t len; } str; /* PK_STR, PK_BYTES */
+		struct { uint32_t first, n; } tuple;  /* items[first .. first + n) */
+		struct { uint32_t head, tail, count; } coll; /* PK_LIST, PK_DICT, PK_SET: links */
+		/* G_OTHER: module and name, offsets into data.pkl */
+		struct { enum pk_global g; int dtype; uint32_t mod, name; uint16_t mod_len, name_len; } global;
 		/* dtype -1: an untyped storage, whose numel counts bytes */
 		struct { const unsigned char *key; size_t key_len; int dtype; int64_t numel; } storage;
 		struct { uint32_t view; bool requires_grad; } tensor;
+		/* a call or NEWOBJ of a global the machine does not make itself (argparse.Namespace, ...):
+		   cls the PK_GLOBAL, args a tuple or PK_NOREF, state what BUILD gave (PK_NOREF: none),
+		   items a PK_DICT or PK_LIST of what SETITEM(S) or APPEND(S) added (PK_NOREF: none) */
+		struct { uint32_t cls, args, state, items; } object;
 	} u;
 };
 
 struct pk_view {
 	uint32_t storage; /* a PK_STORAGE value */
 	int dtype;
-	int64_t offset;
 	int ndim;
-	int64_t shape[TENSOR_MAX_DIMS], stride[TENSOR_MAX_DIMS];
+	int64_t offset;
+	size_t dims;      /* shape at pickle.dims[dims], stride at pickle.dims[dims + ndim] */
 };
 
 struct pickle {
 	const char *path;
 	struct strbuf *err;
+	const struct pk_limits *lim;
 	const unsigned char *data;
 	size_t len, pos, op; /* op: where the current opcode is, for messages */
 	struct pk_value *values;
 	size_t nvalues, values_alloc;
 	uint32_t *items;
 	size_t nitems, items_alloc;
-	uint32_t stack[PK_MAX_DEPTH];
-	size_t depth;
-	size_t marks[PK_MAX_MARKS];
-	size_t nmarks;
+	struct pk_link *links;
+	size_t nlinks, links_alloc;
+	uint32_t *stack;
+	size_t depth, stack_alloc;
+	size_t *marks;
+	size_t nmarks, marks_alloc;
 	uint32_t *memo; /* value index + 1; 0: unset */
 	size_t memo_alloc, memo_count; /* memo_count: indices set, where MEMOIZE stores next */
-	struct pk_view views[PK_MAX_VIEWS];
-	unsigned nviews;
+	struct pk_view *views;
+	size_t nviews, views_alloc;
+	int64_t *dims;
+	size_t ndims, dims_alloc;
+	uint32_t root; /* after tio_pk_run(): the object STOP left */
 };
 
-/* Run data.pkl to its STOP: *tensor is the tensor it builds.  0, or -1 with the reason in pk->err. */
-int tio_pk_run(struct pickle *pk, const struct pk_value **tensor);
+/*
+ * Run data.pkl to its STOP under pk->lim (pk_limits_tensor when NULL);
+ * pk->root is then what it built.  0, or -1 with "PATH: data.pkl byte N:
+ * what" in pk->err.
+ */
+int tio_pk_run(struct pickle *pk);
+/* The same, and the object must be one tensor: *tensor. */
+int tio_pk_run_tensor(struct pickle *pk, const struct pk_value **tensor);
 struct pk_value *tio_pk_val(struct pickle *pk, uint32_t i);
+/* A tuple's item i (i < n). */
+const struct pk_value *tio_pk_item(const struct pickle *pk, const struct pk_value *tuple, size_t i);
+/* A view's shape and strides. */
+static inline const int64_t *tio_pk_shape(const struct pickle *pk, const struct pk_view *v)
+{
+	return pk->dims + v->dims;
+}
+static inline const int64_t *tio_pk_stride(const struct pickle *pk, const struct pk_view *v)
+{
+	return pk->dims + v->dims + v->ndim;
+}
+/* "None", "a bool", "a dict", ... for messages. */
+const char *tio_pk_kind_name(enum pk_kind k);
 void tio_pk_release(struct pickle *pk);
 
 /* ---- the readers (pt.c, npy.c) ---- */
 
+/* torch 2.x's byteorder entry: *big when the storages are big-endian (none: little). */
+int tio_pt_byteorder(struct pt_reader *z, bool *big);
 /* The tensor of a mapped .pt (t->map), read through z (which the caller releases). */
 int tio_pt_open(struct tensor *t, const char *path, struct strbuf *err, struct pt_reader *z);
 /* The tensor of a mapped .npy (t->map). */

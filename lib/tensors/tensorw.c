@@ -349,8 +349,9 @@ struct zip_entry {
 
 struct zip {
 	struct out *o;
-	struct zip_entry entry[8];
+	struct zip_entry *entry;
 	int n;
+	size_t alloc;
 	uint64_t crc_hash;    /* torch's combined_uncomp_crc32_ */
 	uint64_t name_hash;
 	unsigned char *scratch;
@@ -372,23 +373,29 @@ static uint64_t fnv1a(const char *s)
 }
 
 /*
- * A source of entry bytes: memory, optionally swapped element by element
- * into little-endian on a big-endian machine.
+ * A source of entry bytes: memory, or a fill function that makes them a
+ * piece at a time (fill, ctx: data unused), optionally swapped element by
+ * element into little-endian on a big-endian machine.
  */
 struct bytes {
 	const unsigned char *data;
 	uint64_t len;
 	enum dtype swap_as;   /* DT_COUNT: copy as they are */
+	tensorw_fill_fn *fill;
+	void *ctx;
 };
 
-/* The next piece of b at pos, in little-endian order (scratch holds it when swapped). */
+/* The next piece of b at pos, in little-endian order (scratch holds it when swapped or filled). */
 static const unsigned char *bytes_piece(const struct bytes *b, uint64_t pos, size_t *len, unsigned char *scratch)
 {
 	uint64_t left = b->len - pos;
 	*len = left < CHUNK ? (size_t)left : CHUNK;
+	if (b->fill)
+		b->fill(b->ctx, pos, scratch, *len);
 	if (b->swap_as == DT_COUNT)
-		return b->data + pos;
-	memcpy(scratch, b->data + pos, *len);
+		return b->fill ? scratch : b->data + pos;
+	if (!b->fill)
+		memcpy(scratch, b->data + pos, *len);
 	dtype_swap(scratch, *len / dtype_info(b->swap_as)->size, b->swap_as);
 	return scratch;
 }
@@ -516,10 +523,12 @@ static int zip_write_deflated(struct zip *z, const struct bytes *b, struct zip_e
 /* One entry: header, data, descriptor; remembered for the central directory. */
 static int zip_add(struct zip *z, const char *stem, const char *name, const struct bytes *b, bool deflated)
 {
-	struct zip_entry *e = &z->entry[z->n++];
+	struct zip_entry *e;
 	struct strbuf full = STRBUF_INIT;
 	bool big, wide;
 
+	ALLOC_GROW(z->entry, (size_t)z->n + 1, z->alloc);
+	e = &z->entry[z->n++];
 	strbuf_addf(&full, "%s/%s", stem, name);
 	deflated = deflated && b->len;
 	/* a deflated entry may come out a little larger than it went in */
@@ -547,7 +556,7 @@ static int zip_add(struct zip *z, const char *stem, const char *name, const stru
 
 static int zip_add_text(struct zip *z, const char *stem, const char *name, const char *text)
 {
-	struct bytes b = { (const unsigned char *)text, strlen(text), DT_COUNT };
+	struct bytes b = { (const unsigned char *)text, strlen(text), DT_COUNT, NULL, NULL };
 	return zip_add(z, stem, name, &b, false);
 }
 
@@ -613,8 +622,8 @@ static int zip_finish(struct zip *z)
 	put32(&z->hdr, 0x06054b50);
 	put16(&z->hdr, 0);
 	put16(&z->hdr, 0);
-	put16(&z->hdr, (unsigned)z->n);
-	put16(&z->hdr, (unsigned)z->n);
+	put16(&z->hdr, z->n < 0xFFFF ? (unsigned)z->n : 0xFFFF); /* more: the zip64 record holds the count */
+	put16(&z->hdr, z->n < 0xFFFF ? (unsigned)z->n : 0xFFFF);
 	put32(&z->hdr, clamp32(cd_size));
 	put32(&z->hdr, clamp32(cd_offset));
 	put16(&z->hdr, 0);
@@ -625,6 +634,7 @@ static void zip_release(struct zip *z)
 {
 	for (int i = 0; i < z->n; i++)
 		free(z->entry[i].name);
+	free(z->entry);
 	free(z->scratch);
 	strbuf_release(&z->hdr);
 }
@@ -647,13 +657,13 @@ static void serialization_id(const struct zip *z, char out[41])
 static int write_pt_entries(struct zip *z, const char *stem, const struct view *v, const struct pt_options *opt)
 {
 	struct strbuf pkl = STRBUF_INIT;
-	struct bytes storage = { v->t->storage, v->storage_bytes, host_is_big_endian() ? v->t->dtype : DT_COUNT };
+	struct bytes storage = { v->t->storage, v->storage_bytes, host_is_big_endian() ? v->t->dtype : DT_COUNT, NULL, NULL };
 	struct bytes pickle;
 	char id[41];
 	int ret;
 
 	pickle_tensor(&pkl, v, opt->parameter);
-	pickle = (struct bytes){ (const unsigned char *)pkl.buf, pkl.len, DT_COUNT };
+	pickle = (struct bytes){ (const unsigned char *)pkl.buf, pkl.len, DT_COUNT, NULL, NULL };
 	ret = zip_add(z, stem, "data.pkl", &pickle, false);
 	strbuf_release(&pkl);
 	if (!ret && opt->layout == PT_TORCH2)
@@ -919,4 +929,652 @@ int tensorw_export(const struct tensor *t, const char *path, enum tensorw_format
 	tensor_guard_end(&g);
 	free(copy);
 	return ret;
+}
+
+/* ------------------------------------------------------------------ */
+/* Many tensors: a tree of Python values, pickled as torch.save does */
+
+enum tw_kind {
+	TW_NONE, TW_BOOL, TW_INT, TW_FLOAT, TW_STR, TW_DTYPE, TW_DICT, TW_ODICT, TW_NAMESPACE, TW_LIST, TW_TUPLE,
+	TW_OBJECT, TW_STORAGE, TW_TENSOR
+};
+
+struct tw_node {
+	enum tw_kind kind;
+	union {
+		bool b;
+		int64_t i;
+		double f;
+		char *s;
+		enum dtype d;
+		struct { uint32_t first, last, n; } items; /* containers: a chain of tw_item */
+		struct { char *module, *name; uint32_t args, state; bool has_state; } obj;
+		struct { enum dtype d; int64_t numel; const void *data; tensorw_fill_fn *fill; void *ctx; } st;
+		struct { uint32_t storage; int64_t offset; int ndim; size_t dims; bool has_stride, rg; } ten;
+	} u;
+};
+
+struct tw_item {
+	uint32_t key, value, next; /* key UINT32_MAX in lists and tuples */
+};
+
+struct tensorw_tree {
+	struct tw_node *nodes;
+	size_t n, alloc;
+	struct tw_item *items;
+	size_t nitems, items_alloc;
+	int64_t *dims;
+	size_t ndims, dims_alloc;
+};
+
+#define TW_NOREF UINT32_MAX
+
+struct tensorw_tree *tensorw_tree_new(void)
+{
+	return xcalloc(1, sizeof(struct tensorw_tree));
+}
+
+void tensorw_tree_free(struct tensorw_tree *t)
+{
+	if (!t)
+		return;
+	for (size_t i = 0; i < t->n; i++) {
+		if (t->nodes[i].kind == TW_STR)
+			free(t->nodes[i].u.s);
+		else if (t->nodes[i].kind == TW_OBJECT) {
+			free(t->nodes[i].u.obj.module);
+			free(t->nodes[i].u.obj.name);
+		}
+	}
+	free(t->nodes);
+	free(t->items);
+	free(t->dims);
+	free(t);
+}
+
+static tensorw_node tw_new(struct tensorw_tree *t, enum tw_kind kind)
+{
+	ALLOC_GROW(t->nodes, t->n + 1, t->alloc);
+	memset(&t->nodes[t->n], 0, sizeof(t->nodes[t->n]));
+	t->nodes[t->n].kind = kind;
+	if (kind == TW_DICT || kind == TW_ODICT || kind == TW_NAMESPACE || kind == TW_LIST || kind == TW_TUPLE)
+		t->nodes[t->n].u.items.first = t->nodes[t->n].u.items.last = TW_NOREF;
+	return (tensorw_node)t->n++;
+}
+
+tensorw_node tensorw_none(struct tensorw_tree *t)
+{
+	return tw_new(t, TW_NONE);
+}
+
+tensorw_node tensorw_bool(struct tensorw_tree *t, bool v)
+{
+	tensorw_node n = tw_new(t, TW_BOOL);
+	t->nodes[n].u.b = v;
+	return n;
+}
+
+tensorw_node tensorw_int(struct tensorw_tree *t, int64_t v)
+{
+	tensorw_node n = tw_new(t, TW_INT);
+	t->nodes[n].u.i = v;
+	return n;
+}
+
+tensorw_node tensorw_float(struct tensorw_tree *t, double v)
+{
+	tensorw_node n = tw_new(t, TW_FLOAT);
+	t->nodes[n].u.f = v;
+	return n;
+}
+
+tensorw_node tensorw_str(struct tensorw_tree *t, const char *s)
+{
+	tensorw_node n = tw_new(t, TW_STR);
+	t->nodes[n].u.s = xstrdup(s);
+	return n;
+}
+
+tensorw_node tensorw_dtype(struct tensorw_tree *t, enum dtype d)
+{
+	tensorw_node n = tw_new(t, TW_DTYPE);
+	t->nodes[n].u.d = d;
+	return n;
+}
+
+tensorw_node tensorw_dict(struct tensorw_tree *t, bool ordered)
+{
+	return tw_new(t, ordered ? TW_ODICT : TW_DICT);
+}
+
+tensorw_node tensorw_namespace(struct tensorw_tree *t)
+{
+	return tw_new(t, TW_NAMESPACE);
+}
+
+tensorw_node tensorw_list(struct tensorw_tree *t)
+{
+	return tw_new(t, TW_LIST);
+}
+
+tensorw_node tensorw_tuple(struct tensorw_tree *t)
+{
+	return tw_new(t, TW_TUPLE);
+}
+
+static void tw_link(struct tensorw_tree *t, tensorw_node c, uint32_t key, uint32_t value)
+{
+	struct tw_node *n;
+	ALLOC_GROW(t->items, t->nitems + 1, t->items_alloc);
+	t->items[t->nitems] = (struct tw_item){ key, value, TW_NOREF };
+	n = &t->nodes[c];
+	if (n->u.items.last == TW_NOREF)
+		n->u.items.first = (uint32_t)t->nitems;
+	else
+		t->items[n->u.items.last].next = (uint32_t)t->nitems;
+	n->u.items.last = (uint32_t)t->nitems++;
+	n->u.items.n++;
+}
+
+void tensorw_set(struct tensorw_tree *t, tensorw_node dict, tensorw_node key, tensorw_node value)
+{
+	tw_link(t, dict, key, value);
+}
+
+void tensorw_put(struct tensorw_tree *t, tensorw_node dict, const char *key, tensorw_node value)
+{
+	tw_link(t, dict, tensorw_str(t, key), value);
+}
+
+void tensorw_append(struct tensorw_tree *t, tensorw_node seq, tensorw_node value)
+{
+	tw_link(t, seq, TW_NOREF, value);
+}
+
+tensorw_node tensorw_object(struct tensorw_tree *t, const char *module, const char *name, tensorw_node args,
+			    bool has_state, tensorw_node state)
+{
+	tensorw_node n = tw_new(t, TW_OBJECT);
+	t->nodes[n].u.obj.module = xstrdup(module);
+	t->nodes[n].u.obj.name = xstrdup(name);
+	t->nodes[n].u.obj.args = args;
+	t->nodes[n].u.obj.has_state = has_state;
+	t->nodes[n].u.obj.state = state;
+	return n;
+}
+
+tensorw_node tensorw_storage(struct tensorw_tree *t, enum dtype d, int64_t numel, const void *data,
+			     tensorw_fill_fn *fill, void *ctx)
+{
+	tensorw_node n = tw_new(t, TW_STORAGE);
+	t->nodes[n].u.st.d = d;
+	t->nodes[n].u.st.numel = numel;
+	t->nodes[n].u.st.data = data;
+	t->nodes[n].u.st.fill = fill;
+	t->nodes[n].u.st.ctx = ctx;
+	return n;
+}
+
+tensorw_node tensorw_tensor(struct tensorw_tree *t, tensorw_node storage, int64_t offset, int ndim,
+			    const int64_t *shape, const int64_t *stride, bool requires_grad)
+{
+	tensorw_node n = tw_new(t, TW_TENSOR);
+	struct tw_node *x;
+	ALLOC_GROW(t->dims, t->ndims + 2 * (size_t)ndim + 1, t->dims_alloc);
+	x = &t->nodes[n];
+	x->u.ten.storage = storage;
+	x->u.ten.offset = offset;
+	x->u.ten.ndim = ndim;
+	x->u.ten.dims = t->ndims;
+	x->u.ten.has_stride = stride != NULL;
+	x->u.ten.rg = requires_grad;
+	for (int i = 0; i < ndim; i++) {
+		t->dims[t->ndims + (size_t)i] = shape[i];
+		t->dims[t->ndims + (size_t)ndim + (size_t)i] = stride ? stride[i] : 0;
+	}
+	if (!stride) {
+		struct tensor_src src = { .ndim = ndim, .shape = t->dims + t->ndims };
+		contiguous_strides(&src, t->dims + t->ndims + ndim);
+	}
+	t->ndims += 2 * (size_t)ndim;
+	return n;
+}
+
+/* ---- the pickler ---- */
+
+struct tw_pickler {
+	const struct tensorw_tree *t;
+	struct pickle p;
+	struct strbuf scratch;
+	uint32_t *memo_of;        /* node -> memo index + 1 */
+	char **memo_keys;         /* strings and globals already memoized: "s:<text>", "g:<module> <name>" */
+	uint32_t *memo_vals;
+	size_t nkeys, keys_alloc, vals_alloc;
+	uint32_t *key_of;         /* storage node -> its key + 1 */
+	uint32_t *storages;       /* storage nodes in key order */
+	size_t nstorages, storages_alloc;
+	int depth;
+};
+
+static void tw_get(struct tw_pickler *w, uint32_t idx)
+{
+	if (idx < 256) {
+		strbuf_addch(w->p.out, 'h'); /* BINGET */
+		strbuf_addch(w->p.out, (char)idx);
+	} else {
+		strbuf_addch(w->p.out, 'j'); /* LONG_BINGET */
+		put32(w->p.out, idx);
+	}
+}
+
+/* A string or global seen before: its memo index, or -1 (a linear search: trees are small, keys few). */
+static long tw_seen(struct tw_pickler *w, const char *key)
+{
+	for (size_t i = 0; i < w->nkeys; i++)
+		if (!strcmp(w->memo_keys[i], key))
+			return (long)w->memo_vals[i];
+	return -1;
+}
+
+static void tw_remember(struct tw_pickler *w, const char *key)
+{
+	ALLOC_GROW(w->memo_keys, w->nkeys + 1, w->keys_alloc);
+	ALLOC_GROW(w->memo_vals, w->nkeys + 1, w->vals_alloc);
+	w->memo_keys[w->nkeys] = xstrdup(key);
+	w->memo_vals[w->nkeys++] = w->p.memo - 1;
+}
+
+static void tw_string(struct tw_pickler *w, const char *s)
+{
+	long seen;
+	strbuf_reset(&w->scratch);
+	strbuf_addf(&w->scratch, "s:%s", s);
+	if ((seen = tw_seen(w, w->scratch.buf)) >= 0) {
+		tw_get(w, (uint32_t)seen);
+		return;
+	}
+	pkl_string(&w->p, s);
+	strbuf_reset(&w->scratch);
+	strbuf_addf(&w->scratch, "s:%s", s);
+	tw_remember(w, w->scratch.buf);
+}
+
+static void tw_global(struct tw_pickler *w, const char *module, const char *name)
+{
+	long seen;
+	strbuf_reset(&w->scratch);
+	strbuf_addf(&w->scratch, "g:%s %s", module, name);
+	if ((seen = tw_seen(w, w->scratch.buf)) >= 0) {
+		tw_get(w, (uint32_t)seen);
+		return;
+	}
+	pkl_global(&w->p, module, name);
+	strbuf_reset(&w->scratch);
+	strbuf_addf(&w->scratch, "g:%s %s", module, name);
+	tw_remember(w, w->scratch.buf);
+}
+
+static int tw_value(struct tw_pickler *w, tensorw_node n);
+
+/* The entries of a container in batches of 1000, as Python's _batch_setitems and _batch_appends write them. */
+static int tw_batches(struct tw_pickler *w, const struct tw_node *c, bool pairs)
+{
+	uint32_t at = c->u.items.first;
+	while (at != TW_NOREF) {
+		uint32_t count = 0;
+		for (uint32_t k = at; k != TW_NOREF && count < 1000; k = w->t->items[k].next)
+			count++;
+		if (count > 1)
+			strbuf_addch(w->p.out, '(');
+		for (uint32_t i = 0; i < count; i++, at = w->t->items[at].next) {
+			if (pairs && tw_value(w, w->t->items[at].key))
+				return -1;
+			if (tw_value(w, w->t->items[at].value))
+				return -1;
+		}
+		strbuf_addch(w->p.out, count > 1 ? (pairs ? 'u' : 'e') : (pairs ? 's' : 'a'));
+	}
+	return 0;
+}
+
+static void tw_memoize_node(struct tw_pickler *w, tensorw_node n)
+{
+	pkl_memoize(&w->p);
+	w->memo_of[n] = w->p.memo;
+}
+
+static void tw_float(struct tw_pickler *w, double f)
+{
+	uint64_t u;
+	memcpy(&u, &f, 8);
+	strbuf_addch(w->p.out, 'G');
+	for (int i = 7; i >= 0; i--)
+		strbuf_addch(w->p.out, (char)((u >> (8 * i)) & 0xFF));
+}
+
+static void tw_int_tuple(struct tw_pickler *w, const int64_t *v, int n)
+{
+	pkl_int_tuple(&w->p, v, n);
+}
+
+/* The key of a storage (its rank among those met so far), as a string. */
+static uint32_t tw_storage_key(struct tw_pickler *w, tensorw_node s)
+{
+	if (!w->key_of[s]) {
+		ALLOC_GROW(w->storages, w->nstorages + 1, w->storages_alloc);
+		w->storages[w->nstorages++] = s;
+		w->key_of[s] = (uint32_t)w->nstorages;
+	}
+	return w->key_of[s] - 1;
+}
+
+static int tw_tensor(struct tw_pickler *w, tensorw_node n)
+{
+	const struct tw_node *x = &w->t->nodes[n], *st = &w->t->nodes[x->u.ten.storage];
+	const struct dtype_info *info = dtype_info(st->u.st.d);
+	bool untyped = pickled_untyped(st->u.st.d);
+	char key[24];
+	const int64_t *shape = w->t->dims + x->u.ten.dims, *stride = shape + x->u.ten.ndim;
+
+	if (st->kind != TW_STORAGE)
+		return -1;
+	snprintf(key, sizeof(key), "%u", tw_storage_key(w, x->u.ten.storage));
+	tw_global(w, "torch._utils", untyped ? "_rebuild_tensor_v3" : "_rebuild_tensor_v2");
+	strbuf_addch(w->p.out, '(');
+	strbuf_addch(w->p.out, '(');
+	tw_string(w, "storage");
+	tw_global(w, "torch", untyped ? "UntypedStorage" : info->storage);
+	tw_string(w, key);
+	tw_string(w, "cpu");
+	pkl_int(&w->p, untyped ? st->u.st.numel * (int64_t)info->size : st->u.st.numel);
+	strbuf_addch(w->p.out, 't');
+	pkl_memoize(&w->p);
+	strbuf_addch(w->p.out, 'Q'); /* BINPERSID */
+	pkl_int(&w->p, x->u.ten.offset);
+	tw_int_tuple(w, shape, x->u.ten.ndim);
+	tw_int_tuple(w, stride, x->u.ten.ndim);
+	pkl_bool(&w->p, x->u.ten.rg);
+	tw_global(w, "collections", "OrderedDict");
+	strbuf_add(w->p.out, ")R", 2);
+	pkl_memoize(&w->p);
+	if (untyped)
+		tw_global(w, "torch", info->name);
+	strbuf_addch(w->p.out, 't');
+	pkl_memoize(&w->p);
+	strbuf_addch(w->p.out, 'R');
+	tw_memoize_node(w, n);
+	return 0;
+}
+
+static int tw_container(struct tw_pickler *w, tensorw_node n)
+{
+	const struct tw_node *x = &w->t->nodes[n];
+	switch (x->kind) {
+	case TW_LIST:
+		strbuf_addch(w->p.out, ']');
+		tw_memoize_node(w, n);
+		return tw_batches(w, x, false);
+	case TW_DICT:
+		strbuf_addch(w->p.out, '}');
+		tw_memoize_node(w, n);
+		return tw_batches(w, x, true);
+	case TW_ODICT:
+		tw_global(w, "collections", "OrderedDict");
+		strbuf_add(w->p.out, ")R", 2);
+		tw_memoize_node(w, n);
+		return tw_batches(w, x, true);
+	case TW_NAMESPACE:
+		/* copyreg.__newobj__: NEWOBJ of the class, then its __dict__ by BUILD */
+		tw_global(w, "argparse", "Namespace");
+		strbuf_add(w->p.out, ")\x81", 2);
+		tw_memoize_node(w, n);
+		strbuf_addch(w->p.out, '}');
+		pkl_memoize(&w->p);
+		if (tw_batches(w, x, true))
+			return -1;
+		strbuf_addch(w->p.out, 'b');
+		return 0;
+	case TW_TUPLE: {
+		uint32_t count = x->u.items.n;
+		if (!count) {
+			strbuf_addch(w->p.out, ')');
+			return 0;
+		}
+		if (count > 3)
+			strbuf_addch(w->p.out, '(');
+		for (uint32_t at = x->u.items.first; at != TW_NOREF; at = w->t->items[at].next)
+			if (tw_value(w, w->t->items[at].value))
+				return -1;
+		strbuf_addch(w->p.out, count > 3 ? 't' : (char)(0x84 + count));
+		tw_memoize_node(w, n);
+		return 0;
+	}
+	case TW_OBJECT:
+		tw_global(w, x->u.obj.module, x->u.obj.name);
+		if (tw_value(w, x->u.obj.args))
+			return -1;
+		strbuf_addch(w->p.out, 'R');
+		tw_memoize_node(w, n);
+		if (x->u.obj.has_state) {
+			if (tw_value(w, x->u.obj.state))
+				return -1;
+			strbuf_addch(w->p.out, 'b');
+		}
+		return 0;
+	default:
+		return -1;
+	}
+}
+
+static int tw_value(struct tw_pickler *w, tensorw_node n)
+{
+	const struct tw_node *x;
+	int rc;
+	if (n >= w->t->n)
+		return -1;
+	x = &w->t->nodes[n];
+	if (w->memo_of[n]) {
+		tw_get(w, w->memo_of[n] - 1);
+		return 0;
+	}
+	switch (x->kind) {
+	case TW_NONE: strbuf_addch(w->p.out, 'N'); return 0;
+	case TW_BOOL: pkl_bool(&w->p, x->u.b); return 0;
+	case TW_INT: pkl_int(&w->p, x->u.i); return 0;
+	case TW_FLOAT: tw_float(w, x->u.f); return 0;
+	case TW_STR: tw_string(w, x->u.s); return 0;
+	case TW_DTYPE: tw_global(w, "torch", dtype_info(x->u.d)->name); return 0;
+	case TW_TENSOR: return tw_tensor(w, n);
+	case TW_STORAGE: return -1;
+	default:
+		if (++w->depth > 200)
+			return -1;
+		rc = tw_container(w, n);
+		w->depth--;
+		return rc;
+	}
+}
+
+static void tw_pickler_release(struct tw_pickler *w)
+{
+	for (size_t i = 0; i < w->nkeys; i++)
+		free(w->memo_keys[i]);
+	free(w->memo_keys);
+	free(w->memo_vals);
+	free(w->memo_of);
+	free(w->key_of);
+	free(w->storages);
+	strbuf_release(&w->scratch);
+}
+
+static int write_tree_entries(struct zip *z, const char *stem, struct tw_pickler *w, const struct pt_options *opt)
+{
+	const struct tensorw_tree *t = w->t;
+	struct bytes pickle = { (const unsigned char *)w->p.out->buf, w->p.out->len, DT_COUNT, NULL, NULL };
+	char name[32], id[41];
+	int ret = zip_add(z, stem, "data.pkl", &pickle, false);
+	if (!ret && opt->layout == PT_TORCH2)
+		ret = zip_add_text(z, stem, "byteorder", "little");
+	for (size_t k = 0; !ret && k < w->nstorages; k++) {
+		const struct tw_node *s = &t->nodes[w->storages[k]];
+		uint64_t bytes = (uint64_t)s->u.st.numel * dtype_info(s->u.st.d)->size;
+		struct bytes b = { s->u.st.data, bytes, host_is_big_endian() ? s->u.st.d : DT_COUNT, s->u.st.fill, s->u.st.ctx };
+		snprintf(name, sizeof(name), "data/%zu", k);
+		ret = zip_add(z, stem, name, &b, opt->deflate);
+	}
+	if (!ret)
+		ret = zip_add_text(z, stem, "version", "3\n");
+	if (!ret && opt->layout == PT_TORCH2) {
+		serialization_id(z, id);
+		ret = zip_add_text(z, stem, ".data/serialization_id", id);
+	}
+	return ret ? ret : zip_finish(z);
+}
+
+int tensorw_pt_tree(const char *path, const struct tensorw_tree *t, tensorw_node root, const struct pt_options *opt,
+		    struct strbuf *err)
+{
+	struct strbuf pkl = STRBUF_INIT;
+	struct tw_pickler w = { .t = t, .p = { .out = &pkl }, .scratch = STRBUF_INIT };
+	struct out o;
+	struct zip z = { .o = &o, .hdr = STRBUF_INIT };
+	char *stem;
+	int ret;
+
+	w.memo_of = xcalloc(t->n ? t->n : 1, sizeof(*w.memo_of));
+	w.key_of = xcalloc(t->n ? t->n : 1, sizeof(*w.key_of));
+	strbuf_add(&pkl, "\x80\x02", 2); /* PROTO 2 */
+	ret = tw_value(&w, root);
+	strbuf_addch(&pkl, '.');
+	if (ret) {
+		tw_pickler_release(&w);
+		strbuf_release(&pkl);
+		return msg_fail(err, path, "the tree to pickle is malformed (a storage as a value, a cycle, a node that is not there)");
+	}
+	stem = archive_stem(path);
+	if (!*stem || out_open(&o, path, err) < 0) {
+		if (!*stem)
+			msg_fail(err, path, "no file name to name the archive after");
+		free(stem);
+		tw_pickler_release(&w);
+		strbuf_release(&pkl);
+		return -1;
+	}
+	z.scratch = xmalloc(CHUNK);
+	ret = write_tree_entries(&z, stem, &w, opt);
+	zip_release(&z);
+	free(stem);
+	tw_pickler_release(&w);
+	strbuf_release(&pkl);
+	return out_finish(&o, ret == 0);
+}
+
+/* ---- safetensors ---- */
+
+static const char *st_dtype_name(enum dtype d)
+{
+	switch (d) {
+	case DT_FLOAT64: return "F64";
+	case DT_FLOAT32: return "F32";
+	case DT_FLOAT16: return "F16";
+	case DT_BFLOAT16: return "BF16";
+	case DT_FLOAT8_E4M3FN: return "F8_E4M3";
+	case DT_FLOAT8_E5M2: return "F8_E5M2";
+	case DT_INT64: return "I64";
+	case DT_INT32: return "I32";
+	case DT_INT16: return "I16";
+	case DT_INT8: return "I8";
+	case DT_UINT64: return "U64";
+	case DT_UINT32: return "U32";
+	case DT_UINT16: return "U16";
+	case DT_UINT8: return "U8";
+	case DT_BOOL: return "BOOL";
+	case DT_COMPLEX64: return "C64";
+	default: return NULL;
+	}
+}
+
+/* A JSON string: quotes, backslashes and control characters escaped, other bytes as they are. */
+static void st_json_string(struct strbuf *h, const char *s)
+{
+	strbuf_addch(h, '"');
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c == '"' || c == '\\')
+			strbuf_addch(h, '\\'), strbuf_addch(h, (char)c);
+		else if (c < 0x20)
+			strbuf_addf(h, "\\u%04x", c);
+		else
+			strbuf_addch(h, (char)c);
+	}
+	strbuf_addch(h, '"');
+}
+
+int tensorw_safetensors(const char *path, const struct tensorw_tree *t, const struct tensorw_named *v, size_t n,
+			const char *const *metadata, size_t nmeta, struct strbuf *err)
+{
+	struct strbuf h = STRBUF_INIT, len8 = STRBUF_INIT;
+	unsigned char *scratch = NULL;
+	uint64_t at = 0;
+	struct out o;
+	int ret = 0;
+
+	strbuf_addch(&h, '{');
+	if (metadata) {
+		strbuf_addstr(&h, "\"__metadata__\":{");
+		for (size_t i = 0; i < nmeta; i++) {
+			if (i)
+				strbuf_addch(&h, ',');
+			st_json_string(&h, metadata[2 * i]);
+			strbuf_addch(&h, ':');
+			st_json_string(&h, metadata[2 * i + 1]);
+		}
+		strbuf_addch(&h, '}');
+	}
+	for (size_t i = 0; i < n; i++) {
+		const struct tw_node *s = v[i].storage < t->n ? &t->nodes[v[i].storage] : NULL;
+		const char *dn = s && s->kind == TW_STORAGE ? st_dtype_name(s->u.st.d) : NULL;
+		uint64_t bytes;
+		if (!dn) {
+			strbuf_release(&h);
+			return msg_fail(err, path, "tensor %s: not a storage of a type safetensors has", v[i].name);
+		}
+		bytes = (uint64_t)s->u.st.numel * dtype_info(s->u.st.d)->size;
+		if (i || metadata)
+			strbuf_addch(&h, ',');
+		st_json_string(&h, v[i].name);
+		strbuf_addf(&h, ":{\"dtype\":\"%s\",\"shape\":[", dn);
+		for (int d = 0; d < v[i].ndim; d++)
+			strbuf_addf(&h, "%s%" PRId64, d ? "," : "", v[i].shape[d]);
+		strbuf_addf(&h, "],\"data_offsets\":[%" PRIu64 ",%" PRIu64 "]}", at, at + bytes);
+		at += bytes;
+	}
+	strbuf_addch(&h, '}');
+	while (h.len % 8)
+		strbuf_addch(&h, ' ');
+	put64(&len8, h.len);
+	if (out_open(&o, path, err) < 0) {
+		strbuf_release(&h);
+		strbuf_release(&len8);
+		return -1;
+	}
+	ret = out_write(&o, len8.buf, 8);
+	if (!ret)
+		ret = out_write(&o, h.buf, h.len);
+	scratch = xmalloc(CHUNK);
+	for (size_t i = 0; !ret && i < n; i++) {
+		const struct tw_node *s = &t->nodes[v[i].storage];
+		struct bytes b = { s->u.st.data, (uint64_t)s->u.st.numel * dtype_info(s->u.st.d)->size,
+				   host_is_big_endian() ? s->u.st.d : DT_COUNT, s->u.st.fill, s->u.st.ctx };
+		for (uint64_t pos = 0; !ret && pos < b.len;) {
+			size_t len;
+			const unsigned char *piece = bytes_piece(&b, pos, &len, scratch);
+			ret = out_write(&o, piece, len);
+			pos += len;
+		}
+	}
+	free(scratch);
+	strbuf_release(&h);
+	strbuf_release(&len8);
+	return out_finish(&o, ret == 0);
 }

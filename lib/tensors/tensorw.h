@@ -73,4 +73,75 @@ struct tensor;
 int tensorw_export(const struct tensor *t, const char *path, enum tensorw_format fmt, enum dtype *written,
 		   struct strbuf *err);
 
+/*
+ * Many tensors in one file, as torch.save(obj) writes a state dict or a
+ * training checkpoint: a tree of Python values (None, bools, ints, floats,
+ * strs, tuples, lists, dicts, OrderedDicts, argparse Namespaces, objects
+ * of other classes made by a call, torch dtypes, tensors) pickled with
+ * protocol 2 as Python's pickler does (memo entries for strings, globals,
+ * tuples and containers; SETITEMS and APPENDS in batches of 1000), each
+ * storage an entry data/<key>, its key its rank among the storages in the
+ * order the pickle first meets them (tensors that share a storage name the
+ * same key).  A storage's bytes come from memory or from a fill function
+ * called a piece at a time when the entry is written, so that a file of
+ * gigabytes needs no more memory than a piece.
+ *
+ * Nodes are numbers the calls below hand out; a tree owns them all
+ * (tensorw_tree_free()).  Building cannot fail (memory runs out: die()).
+ */
+struct tensorw_tree;
+typedef uint32_t tensorw_node;
+
+/* Bytes [at, at + len) of a storage, in this machine's byte order. */
+typedef void tensorw_fill_fn(void *ctx, uint64_t at, void *buf, size_t len);
+
+struct tensorw_tree *tensorw_tree_new(void);
+void tensorw_tree_free(struct tensorw_tree *t);
+
+tensorw_node tensorw_none(struct tensorw_tree *t);
+tensorw_node tensorw_bool(struct tensorw_tree *t, bool v);
+tensorw_node tensorw_int(struct tensorw_tree *t, int64_t v);
+tensorw_node tensorw_float(struct tensorw_tree *t, double v);
+tensorw_node tensorw_str(struct tensorw_tree *t, const char *s);
+/* torch.<dtype>, as a value (GLOBAL 'torch bfloat16'). */
+tensorw_node tensorw_dtype(struct tensorw_tree *t, enum dtype d);
+/* Containers, filled by tensorw_set() (dicts, Namespaces) and tensorw_append() (lists, tuples). */
+tensorw_node tensorw_dict(struct tensorw_tree *t, bool ordered);
+tensorw_node tensorw_namespace(struct tensorw_tree *t);
+tensorw_node tensorw_list(struct tensorw_tree *t);
+tensorw_node tensorw_tuple(struct tensorw_tree *t);
+void tensorw_set(struct tensorw_tree *t, tensorw_node dict, tensorw_node key, tensorw_node value);
+void tensorw_put(struct tensorw_tree *t, tensorw_node dict, const char *key, tensorw_node value);
+void tensorw_append(struct tensorw_tree *t, tensorw_node seq, tensorw_node value);
+/* module.name(*args) (args: a tuple node), then, when has_state, state set on it by BUILD. */
+tensorw_node tensorw_object(struct tensorw_tree *t, const char *module, const char *name, tensorw_node args,
+			    bool has_state, tensorw_node state);
+/* A storage of numel elements: data (this machine's order, kept by the caller until written), or fill. */
+tensorw_node tensorw_storage(struct tensorw_tree *t, enum dtype d, int64_t numel, const void *data,
+			     tensorw_fill_fn *fill, void *ctx);
+/* A tensor viewing a storage (stride NULL: row-major contiguous); shape and stride are copied. */
+tensorw_node tensorw_tensor(struct tensorw_tree *t, tensorw_node storage, int64_t offset, int ndim,
+			    const int64_t *shape, const int64_t *stride, bool requires_grad);
+
+/* The tree under root written to path as torch.save writes it (opt->parameter is not used). 0, or -1 with "PATH: what". */
+int tensorw_pt_tree(const char *path, const struct tensorw_tree *t, tensorw_node root, const struct pt_options *opt,
+		    struct strbuf *err);
+
+/*
+ * A safetensors file: the 8-byte header length, the JSON header (each
+ * tensor's dtype, shape and data_offsets, in the order given, its data
+ * laid out in that order; __metadata__ when metadata is not NULL: pairs of
+ * strings, key then value, nmeta pairs), spaces up to a multiple of 8,
+ * then the data, little-endian.  Each tensor is a storage node of t (its
+ * whole storage, shape its own).  0, or -1 with "PATH: what".
+ */
+struct tensorw_named {
+	const char *name;
+	tensorw_node storage;
+	int ndim;
+	const int64_t *shape;
+};
+int tensorw_safetensors(const char *path, const struct tensorw_tree *t, const struct tensorw_named *v, size_t n,
+			const char *const *metadata, size_t nmeta, struct strbuf *err);
+
 #endif

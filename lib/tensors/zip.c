@@ -151,7 +151,7 @@ int tio_zip_read_directory(struct pt_reader *z)
  * lengths count, not the central directory's: torch pads the local extra
  * field so that storages start on a 64-byte boundary.
  */
-static int zip_entry_start(struct pt_reader *z, const struct zip_entry *e, size_t *start)
+int tio_zip_entry_start(struct pt_reader *z, const struct zip_entry *e, size_t *start)
 {
 	const unsigned char *h;
 	size_t n, x, data;
@@ -263,7 +263,7 @@ int tio_zip_entry_bytes(struct pt_reader *z, const struct zip_entry *e, uint64_t
 	if (want > e->usize)
 		return msg_fail(z->err, z->path, ENTRY_FMT " holds %llu bytes; %llu are needed", ENTRY_ARG(e),
 			    (unsigned long long)e->usize, (unsigned long long)want);
-	if (zip_entry_start(z, e, &start))
+	if (tio_zip_entry_start(z, e, &start))
 		return -1;
 	if (e->method == 0) {
 		if (e->csize != e->usize)

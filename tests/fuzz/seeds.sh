@@ -153,6 +153,33 @@ tokens)
 	done
 	gzip -c "$tmp/t" > "$tmp/t.gz" && add "$tmp/t.gz"
 	;;
+precheck)
+	# probe-config's inputs: each plain kind, each JSON member of a config_check pack, and a pack
+	# zip (Python's zipfile, as msprobe's packer writes one)
+	for s in 'torch==2.1.0\nnumpy=1.24.2\nmylib @ file:///x\n-e git+https://h/r.git#egg=r\n# c\n' \
+		'Package Version\n------- -------\nnumpy 1.26.4\n' \
+		'PATH=/bin\nF=() {  a\n}\ndeclare -x HCCL_ALGO="level0:NA"\n' \
+		'model:\n  hidden_size: 8\n  lr: 1.0e-5\nbase: &b {p: 1}\nm2: {<<: *b, q: [1, {a: ~}]}\nd: 2002-12-14\n' \
+		'{"opt": {"lr": 0.01, "betas": [0.9, 0.95]}, "n": null}' \
+		'LR=0.01\nA_ARGS="--lr $LR --bf16 \\\n --x=1"\ntorchrun $A_ARGS t.py --seed ${SEED} --d "a b#c" | tee l\n' \
+		'{"PATH": "/bin", "CUDA_LAUNCH_BLOCKING": "1", "ASCEND_X": "y"}' \
+		'{"args": {"0": {"max": 1.5, "min": -1, "mean": NaN, "norm": 2}, "1": ""}, "kwargs": {"x": {"0": {"max": 0, "min": 0, "mean": 0, "norm": 0}}}}' \
+		'{"fc1.weight": {"max": 0.5, "min": -0.5, "mean": 0.0, "norm": 1.5}, "fc1.bias": {"max": 1, "min": 1, "mean": 1, "norm": 1}}' \
+		'{"torch.manual_seed": [{"count": 1, "stack": ["File /a/t.py, line 62, in <module>, torch.manual_seed(0)"]}], "torch.randn": [{"count": 2, "stack": ["File /a/t.py, line 75, in f, x = torch.randn(4, 4)", "File /a/u.py, line 3, in g, y"]}]}'; do
+		printf "$s" > "$tmp/p"
+		add "$tmp/p"
+	done
+	python3 - "$tmp/z.zip" <<'PY' && add "$tmp/z.zip"
+import sys, zipfile
+z = zipfile.ZipFile(sys.argv[1], "w", zipfile.ZIP_DEFLATED)
+z.writestr("env", '{\n    "PATH": "/bin",\n    "CUDA_LAUNCH_BLOCKING": "0"\n}')
+z.writestr("pip", "torch=2.1.0\nnumpy=1.24.2\n")
+z.writestr("hyperparameters/hyperparameters_static.json", '{"lr": "0.01", "hidden-size": "8", "model.hidden_size": 8}')
+z.writestr("dataset/step0/rank0/dataset.json", '{"args": {"0": {"max": 1.0, "min": -1.0, "mean": 0.0, "norm": 2.0}}, "kwargs": {}}')
+z.writestr("weights/step0/rank0/weight.json", '{"w": {"max": 1.0, "min": -1.0, "mean": 0.0, "norm": 2.0}}')
+z.writestr("random/rank0.json", '{"torch.randn": [{"count": 1, "stack": ["File /a/t.py, line 1, in f, x = 1"]}]}')
+PY
+	;;
 *)
 	echo "seeds.sh: no seeds for harness $name" >&2
 	exit 2
