@@ -99,6 +99,8 @@ int main(int argc, char **argv)
 	if (msprobe && text)
 		opt_usage_error(&spec, "--msprobe writes msprobe's JSON: --format does not apply");
 	progress_start(progress_size(input));
+	if (strcmp(input, "-"))
+		progress_what(input);
 	if (!(lr = line_reader_open(input, &err)))
 		die("%s", err.buf);
 

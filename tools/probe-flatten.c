@@ -50,6 +50,7 @@ static int write_text(const char *record, size_t len, void *ctx)
 static int write_record(const char *record, size_t len, const struct leafrec *rec, void *ctx)
 {
 	(void)rec;
+	progress_items(1, "leaves");
 	return write_text(record, len, ctx);
 }
 
@@ -144,8 +145,11 @@ int main(int argc, char **argv)
 		for (size_t i = 0; i < list.nr; i++)
 			total += progress_size(list.v[i].path);
 		progress_start(total);
+		if (argc == 1)
+			progress_what(argv[0]);
 	}
 	for (size_t i = 0; i < list.nr; i++) {
+		progress_part(layout_one_step_of_ranks(&list) ? "rank" : "dump file", i + 1, list.nr);
 		if (list_only)
 			list_one(&list.v[i], rank, step);
 		else if (list.v[i].csv)

@@ -127,6 +127,8 @@ int main(int argc, char **argv)
 		opt_usage_error(&spec, "the page is not for a terminal: give -o FILE.html or redirect the output");
 
 	progress_start(progress_size(input));
+	if (strcmp(input, "-"))
+		progress_what(input);
 	if (!(lr = line_reader_open(input, &err)))
 		die("%s", err.buf);
 	g = graph_new(&go);

@@ -104,6 +104,8 @@ int main(int argc, char **argv)
 	argv += first;
 	input = opt_input_operand(&spec, argc, argv, "pair records");
 	progress_start(progress_size(input));
+	if (strcmp(input, "-"))
+		progress_what(input);
 	if (!(lr = line_reader_open(input, &err)))
 		die("%s", err.buf);
 	if (mo.output_dir && partial_make_dirs(mo.output_dir, &err) < 0)

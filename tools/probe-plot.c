@@ -135,6 +135,8 @@ int main(int argc, char **argv)
 	po.source = input;
 
 	progress_start(progress_size(input));
+	if (strcmp(input, "-"))
+		progress_what(input);
 	if (!(lr = line_reader_open(input, &err)))
 		die("%s", err.buf);
 	p = plot_new(&po);

@@ -4,6 +4,7 @@
 
 static const char *progname = "probe";
 static void (*die_hook)(const char *message);
+static void (*before_hook)(void);
 static bool quiet;
 
 void msg_set_progname(const char *argv0)
@@ -20,6 +21,11 @@ const char *msg_progname(void)
 void msg_set_die_hook(void (*hook)(const char *message))
 {
 	die_hook = hook;
+}
+
+void msg_set_before_message(void (*hook)(void))
+{
+	before_hook = hook;
 }
 
 void msg_set_quiet(bool q)
@@ -47,6 +53,8 @@ static void vreport(const char *prefix, const char *fmt, va_list ap, int errnum,
 	strbuf_addf(&shown, "%s: %s", progname, prefix);
 	text_escape(&shown, body.buf, body.len, TEXT_KEEP_NL | TEXT_KEEP_TAB);
 	strbuf_addch(&shown, '\n');
+	if (before_hook)
+		before_hook();
 	fwrite(shown.buf, 1, shown.len, stderr);
 	if (copy)
 		strbuf_addf(copy, "%s: %s", progname, body.buf);

@@ -87,6 +87,8 @@ void NORETURN die_errno(const char *fmt, ...) PRINTF_LIKE(1, 2); /* appends ": s
  * error record, see output.h).  NULL by default.
  */
 void msg_set_die_hook(void (*hook)(const char *message));
+/* Called before any message is written to stderr (progress.h clears its line there). */
+void msg_set_before_message(void (*hook)(void));
 
 /* When true, warning() prints nothing (still counted). */
 void msg_set_quiet(bool quiet);

@@ -610,3 +610,16 @@ void layout_mode_root(const char *dump, struct strbuf *out)
 	else
 		strbuf_addch(out, '.');
 }
+
+bool layout_one_step_of_ranks(const struct dump_list *list)
+{
+	for (size_t i = 0; i < list->nr; i++) {
+		const struct dump_file *a = &list->v[i];
+		if (a->rank < 0 || a->step != list->v[0].step || a->exec_mode != list->v[0].exec_mode)
+			return false;
+		for (size_t j = 0; j < i; j++)
+			if (list->v[j].rank == a->rank)
+				return false;
+	}
+	return true;
+}

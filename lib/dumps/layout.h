@@ -103,4 +103,7 @@ int layout_rank_in(const char *spec, int64_t rank);
 /* Keep the dump files of the listed ranks (dumps without a rank go); -1 with the reason when none is left. */
 int layout_keep_ranks(struct dump_list *list, const char *spec, struct strbuf *err);
 
+/* Whether the list is the ranks of one step: every file of the same step (and folder), no rank twice. */
+bool layout_one_step_of_ranks(const struct dump_list *list);
+
 #endif
