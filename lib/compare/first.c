@@ -74,6 +74,7 @@ void first_free(struct first_stream *f)
 		bad_leaf_clear(&rs->bad_out);
 		free(rs->cur_stack);
 		free(rs->cur_construct);
+		free(rs->proc);
 		strbuf_release(&rs->ms_in);
 		strbuf_release(&rs->ms_out);
 	}
@@ -135,6 +136,7 @@ static struct rank_state *rank_of(struct first_stream *f, const struct leafrec *
 	memset(rs, 0, sizeof(*rs));
 	rs->rank = r->rank;
 	rs->mode = r->exec_mode;
+	rs->proc = r->rank < 0 ? leafrec_proc_folder(r) : NULL;
 	rs->inputs = INPUTS_SAME;
 	strbuf_init(&rs->ms_in, 0);
 	strbuf_init(&rs->ms_out, 0);

@@ -59,6 +59,7 @@ struct ms_entry {
 struct rank_state {
 	int64_t rank;
 	int mode;                /* exec_mode: LEAF_EXEC_NONE, or its folder */
+	char *proc;              /* without a rank: the proc<pid> folder of its dump, or NULL (leafrec.h) */
 	/* the operator being read */
 	char *entry;
 	int64_t step;

@@ -67,35 +67,42 @@ static void add_frames(struct strbuf *out, const struct finding *x)
 	}
 	leaf_field_text(x, LF_MODULES, &st);
 	if (st.len && rs_begin_array(&it, st.buf, st.len) == 0) {
+		size_t at = out->len;
 		bool first = true;
 		strbuf_addstr(out, "  modules  ");
 		while (rs_next_item(&it, &v) == 1) {
 			strbuf_reset(&frame);
-			if (span_string(&v, &frame) < 0)
+			if (span_string(&v, &frame) < 0 || !frame.len)
 				continue;
 			strbuf_addstr(out, first ? "" : " > ");
 			add_text(out, frame.buf);
 			first = false;
 		}
-		strbuf_addch(out, '\n');
+		if (first) /* no module around it: no line */
+			strbuf_setlen(out, at);
+		else
+			strbuf_addch(out, '\n');
 	}
 	strbuf_release(&st);
 	strbuf_release(&frame);
 }
 
-static void add_rank_label(struct strbuf *out, int64_t rank)
+/* "rank R", or the name of a run without a rank (leafrec_rank_label(): "proc2016", "no rank"). */
+static void add_rank_label(struct strbuf *out, const struct first_stream *f, int mode, int64_t rank)
 {
-	if (rank < 0)
-		strbuf_addstr(out, "(no rank)");
-	else
-		strbuf_addf(out, "rank %lld", (long long)rank);
+	const char *proc = NULL;
+	for (size_t i = 0; rank < 0 && i < f->nranks; i++)
+		if (f->ranks[i].rank < 0 && f->ranks[i].mode == mode)
+			proc = f->ranks[i].proc;
+	leafrec_rank_label(out, rank, proc);
 }
 
 /*
  * Where a finding is: "rank 0, step 3", or in a folder of a graph/pynative
  * root "graph/step3 rank 0" (ranks: a label of several ranks instead).
  */
-static void add_where_label(struct strbuf *out, const struct finding *x, const char *ranks)
+static void add_where_label(struct strbuf *out, const struct first_stream *f, const struct finding *x,
+			    const char *ranks)
 {
 	if (x->mode) {
 		strbuf_addf(out, "%s/", leaf_exec_mode_names[x->mode]);
@@ -105,7 +112,7 @@ static void add_where_label(struct strbuf *out, const struct finding *x, const c
 	if (ranks)
 		strbuf_addstr(out, ranks);
 	else
-		add_rank_label(out, x->rank);
+		add_rank_label(out, f, x->mode, x->rank);
 	if (x->step >= 0 && !x->mode)
 		strbuf_addf(out, ", step %lld", (long long)x->step);
 }
@@ -253,12 +260,12 @@ static void write_finding_text(const struct first_stream *f, const struct rank_s
 			       const char *ranks, struct strbuf *out, struct strbuf *sb)
 {
 	strbuf_addch(out, '\n');
-	add_where_label(out, x, ranks);
+	add_where_label(out, f, x, ranks);
 	strbuf_addf(out, ": %s #%zu%s\n", f->opts.nonfinite ? "first inf/nan" : "divergence", x->n,
 		    x->started ? " (this rank started it)" : ranks ? " (received alike; the numbers are the first rank's)" : "");
 	strbuf_addstr(out, "  entry    ");
 	add_text(out, x->entry);
-	if (rs->comm)
+	if (rs->comm && x->comm_before)
 		strbuf_addf(out, " (after %llu communication operator%s)", (unsigned long long)x->comm_before,
 			    x->comm_before == 1 ? "" : "s");
 	strbuf_addstr(out, "\n  leaf     ");
@@ -295,7 +302,7 @@ static size_t received_alike(const struct first_stream *f, size_t i, bool *taken
 		taken[k] = true;
 		strbuf_addstr(label, n++ ? ", " : "");
 		if (rs->rank < 0)
-			strbuf_addstr(label, "(no rank)");
+			strbuf_addstr(label, rs->proc ? rs->proc : "no rank");
 		else
 			strbuf_addf(label, "%lld", (long long)rs->rank);
 	}
@@ -387,7 +394,7 @@ static void write_lead(const struct first_stream *f, size_t lo, size_t hi, struc
 	for (size_t i = lo, k = 0; i < hi; i++)
 		if (first_rank_started(&f->ranks[i])) {
 			strbuf_addstr(out, k++ ? ", " : "");
-			add_rank_label(out, f->ranks[i].rank);
+			add_rank_label(out, f, f->ranks[i].mode, f->ranks[i].rank);
 		}
 	strbuf_addstr(out, starters > 1 ? " (independently)\n" : "\n");
 	for (size_t i = lo; i < hi; i++) {
@@ -397,7 +404,7 @@ static void write_lead(const struct first_stream *f, size_t lo, size_t hi, struc
 		x = &f->ranks[i].found[0];
 		taken[i] = true;
 		strbuf_addstr(out, "  ");
-		add_where_label(out, x, NULL);
+		add_where_label(out, f, x, NULL);
 		strbuf_addstr(out, ": ");
 		leaf_label(x, out, sb);
 		strbuf_addf(out, "\n    %s\n", x->why);
@@ -426,7 +433,7 @@ static void write_lead(const struct first_stream *f, size_t lo, size_t hi, struc
 	for (size_t i = lo, n = 0; i < hi; i++)
 		if (!f->ranks[i].nfound) {
 			strbuf_addstr(&label, n++ ? ", " : "");
-			add_rank_label(&label, f->ranks[i].rank);
+			add_rank_label(&label, f, f->ranks[i].mode, f->ranks[i].rank);
 		}
 	if (label.len)
 		strbuf_addf(out, "  no %s on %s\n", f->opts.nonfinite ? "inf/nan" : "divergence", label.buf);
@@ -511,9 +518,89 @@ static void write_folder_text(const struct first_stream *f, size_t lo, size_t hi
 	strbuf_release(&header);
 }
 
+/* Whether the findings came with the user's line or a stack (probe-stack before probe-first). */
+static bool findings_have_stacks(const struct first_stream *f)
+{
+	struct strbuf sb = STRBUF_INIT;
+	bool any = false;
+	for (size_t i = 0; i < f->nranks && !any; i++)
+		for (size_t k = 0; k < f->ranks[i].nfound && !any; k++) {
+			where_text(&f->ranks[i].found[k], &sb);
+			any = sb.len > 0;
+			leaf_field_text(&f->ranks[i].found[k], LF_STACK, &sb);
+			any |= sb.len > 0;
+		}
+	strbuf_release(&sb);
+	return any;
+}
+
+/* Whether a rank diverged in more places than the report shows (-n N shows more). */
+static bool more_divergences(const struct first_stream *f)
+{
+	for (size_t i = 0; i < f->nranks; i++)
+		if (f->ranks[i].diffs > f->ranks[i].nfound)
+			return true;
+	return false;
+}
+
+/* Whether the findings are ATB leaves (msprobe's compare -m atb: no module graph, no stack). */
+static bool findings_are_atb(const struct first_stream *f, struct strbuf *sb)
+{
+	for (size_t i = 0; i < f->nranks; i++)
+		if (f->ranks[i].nfound) {
+			leaf_field_text(&f->ranks[i].found[0], LF_TYPE, sb);
+			return !strcmp(sb->buf, "atb.Tensor");
+		}
+	return false;
+}
+
+/*
+ * What to run next, after a divergence was found, as commands to copy:
+ * TARGET and GOLDEN stand for the two dumps (RUN for the one run of
+ * --nonfinite).  Only what applies: more divergences when a rank has more,
+ * the stack when none was attached, the module graph where there are
+ * modules (not ATB's operations).
+ */
+static void write_next_steps(const struct first_stream *f, struct strbuf *out)
+{
+	struct strbuf sb = STRBUF_INIT;
+	const char *pairs = "probe-flatten TARGET | probe-match GOLDEN | probe-metric";
+	bool atb = findings_are_atb(f, &sb);
+	size_t n = f->opts.n ? f->opts.n : 1;
+	if (f->opts.nonfinite) {
+		strbuf_addstr(out, "\nnext steps (RUN: the dump, as you gave it)\n");
+		if (more_divergences(f))
+			strbuf_addf(out, "  the next %zu of each rank:  probe-flatten RUN | probe-first --nonfinite -n %zu --format "
+					 "text\n", n + 4, n + 4);
+		if (!findings_have_stacks(f))
+			strbuf_addstr(out, "  your script's lines:  probe-flatten RUN | probe-stack | probe-first --nonfinite --format "
+					   "text\n");
+		strbuf_release(&sb);
+		return;
+	}
+	strbuf_addstr(out, "\nnext steps (TARGET and GOLDEN: the two dumps, and your probe-match options, as you gave them)\n");
+	if (!findings_have_stacks(f) && !atb)
+		strbuf_addf(out, "  your script's lines:  %s | probe-stack | probe-first --format text\n", pairs);
+	if (more_divergences(f))
+		strbuf_addf(out, "  the next %zu of each rank:  %s | probe-first -n %zu --format text\n", n + 4, pairs, n + 4);
+	strbuf_addf(out, "  msprobe's table:  %s --csv > compare.csv\n", pairs);
+	/* a picture shows one folder of a graph/pynative root: the first finding's */
+	strbuf_reset(&sb);
+	for (size_t i = 0; i < f->nranks && !sb.len; i++)
+		if (f->ranks[i].nfound && f->ranks[i].mode)
+			strbuf_addf(&sb, " | jq -c 'select((.t // .g).exec_mode == \"%s\")'",
+				    leaf_exec_mode_names[f->ranks[i].mode]);
+	strbuf_addf(out, "  the picture:  %s%s%s | probe-plot --format html > plot.html\n", pairs, sb.buf,
+		    atb ? "" : " | probe-stack");
+	if (!atb)
+		strbuf_addf(out, "  the modules side by side:  %s%s | probe-stack | probe-graph > graph.html\n", pairs, sb.buf);
+	strbuf_release(&sb);
+}
+
 /* Folder by folder (graph, then pynative) for a graph/pynative root: each its own answer; all at once otherwise. */
 static void write_report_text(const struct first_stream *f, struct strbuf *out)
 {
+	bool found = false;
 	if (!f->nranks) {
 		write_nothing_found(f, 0, 0, out);
 		return;
@@ -524,4 +611,8 @@ static void write_report_text(const struct first_stream *f, struct strbuf *out)
 			strbuf_addch(out, '\n');
 		write_folder_text(f, lo, hi, out);
 	}
+	for (size_t i = 0; i < f->nranks; i++)
+		found |= f->ranks[i].nfound > 0;
+	if (found)
+		write_next_steps(f, out);
 }

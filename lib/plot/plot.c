@@ -370,6 +370,8 @@ static enum plot_ykind metric_value(struct plot *p, const struct pair *pr, doubl
 		struct span whole = { pr->line, pr->len, SPAN_OBJECT };
 		obj = member(&whole, "msprobe");
 		v = member(&obj, p->metric == PLOT_COS ? "Cosine" : "MaxRelativeErr");
+		if (v.kind == SPAN_NONE && p->metric == PLOT_MAX_REL) /* msprobe's ATB table spells it so */
+			v = member(&obj, "Max Relative Err");
 		if (!span_value(&v, &p->scratch, y))
 			return Y_NONE;
 		if (p->metric == PLOT_COS && isfinite(*y))

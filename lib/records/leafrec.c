@@ -1,4 +1,5 @@
 #include "leafrec.h"
+#include "../core/xalloc.h"
 
 #include <pthread.h>
 
@@ -222,4 +223,29 @@ void leafrec_str(const struct leafrec *r, enum leaf_field i, struct strbuf *out)
 	strbuf_reset(out);
 	if (r->f[i].kind == SPAN_STRING)
 		span_string(&r->f[i], out);
+}
+
+char *leafrec_proc_folder(const struct leafrec *r)
+{
+	struct strbuf dump = STRBUF_INIT;
+	char *found = NULL;
+	leafrec_str(r, LF_DUMP, &dump);
+	for (const char *p = dump.buf; *p;) {
+		size_t n = strcspn(p, "/");
+		if (n > 4 && !memcmp(p, "proc", 4) && strspn(p + 4, "0123456789") == n - 4) {
+			free(found);
+			found = xmemdupz(p, n); /* the last one, the dump's own */
+		}
+		p += n + (p[n] == '/');
+	}
+	strbuf_release(&dump);
+	return found;
+}
+
+void leafrec_rank_label(struct strbuf *out, int64_t rank, const char *proc)
+{
+	if (rank >= 0)
+		strbuf_addf(out, "rank %lld", (long long)rank);
+	else
+		strbuf_addstr(out, proc ? proc : "no rank");
 }

@@ -58,4 +58,13 @@ int leafrec_parse_at(struct leafrec *r, const char *p, const char *bound, const 
 /* Field i as a decoded string into out ("" when absent or not a string). */
 void leafrec_str(const struct leafrec *r, enum leaf_field i, struct strbuf *out);
 
+/*
+ * A run's name for people, the one label of every tool's text: "rank R";
+ * a dump without a rank is named by the proc<pid> folder msprobe dumped it
+ * under ("proc2016", from leafrec_proc_folder(): the last such component of
+ * the leaf's "dump", malloc'ed, or NULL), else "no rank".
+ */
+char *leafrec_proc_folder(const struct leafrec *r);
+void leafrec_rank_label(struct strbuf *out, int64_t rank, const char *proc);
+
 #endif
