@@ -59,6 +59,7 @@ int main(int argc, char **argv)
 	long n;
 
 	msg_set_progname(argv[0]);
+	output_mark_incomplete_on_die(); /* from the first error on, even a usage error: the tools after it stop quietly */
 	while ((ch = opt_next(&spec, argc, argv, &arg, &first)) != -1) {
 		switch (ch) {
 		case 't':

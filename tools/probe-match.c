@@ -128,6 +128,7 @@ int main(int argc, char **argv)
 	int c, first;
 
 	msg_set_progname(argv[0]);
+	output_mark_incomplete_on_die(); /* from the first error on, even a usage error: the tools after it stop quietly */
 	if (hint_msprobe_compare(argc, argv, &err))
 		die("%s", err.buf);
 	while ((c = opt_next(&spec, argc, argv, &arg, &first)) != -1) {

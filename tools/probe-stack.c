@@ -50,6 +50,7 @@ int main(int argc, char **argv)
 	int c, first, r;
 
 	msg_set_progname(argv[0]);
+	output_mark_incomplete_on_die(); /* from the first error on, even a usage error: the tools after it stop quietly */
 	while ((c = opt_next(&spec, argc, argv, &arg, &first)) != -1) {
 		switch (c) {
 		case 'g':

@@ -6,6 +6,8 @@ static const char *progname = "probe";
 static void (*die_hook)(const char *message);
 static void (*before_hook)(void);
 static bool quiet;
+static char *upstream;        /* the message of a producer that failed (msg_upstream_failed()) */
+static bool upstream_quiet;
 
 void msg_set_progname(const char *argv0)
 {
@@ -104,14 +106,26 @@ void msg_report(const char *fmt, ...)
 	va_end(ap);
 }
 
-/* Run the hook with "prog: message" (once) and exit. */
-static void NORETURN finish_die(struct strbuf *copy)
+void msg_upstream_failed(const char *message, bool quiet_here)
+{
+	free(upstream);
+	upstream = strdup(message);
+	upstream_quiet = quiet_here;
+}
+
+void msg_run_die_hook(const char *message)
 {
 	if (die_hook) {
 		void (*hook)(const char *) = die_hook;
 		die_hook = NULL; /* a failing hook must not recurse */
-		hook(copy->buf);
+		hook(upstream ? upstream : message);
 	}
+}
+
+/* Run the hook with "prog: message" (once; the producer's message when it failed) and exit. */
+static void NORETURN finish_die(struct strbuf *copy)
+{
+	msg_run_die_hook(copy->buf);
 	exit(PROBE_TROUBLE);
 }
 
@@ -120,7 +134,10 @@ void die(const char *fmt, ...)
 	struct strbuf copy = STRBUF_INIT;
 	va_list ap;
 	va_start(ap, fmt);
-	vreport("", fmt, ap, 0, &copy);
+	if (upstream && upstream_quiet) /* said once, by the tool that failed */
+		strbuf_vaddf(&copy, fmt, ap);
+	else
+		vreport("", fmt, ap, 0, &copy);
 	va_end(ap);
 	finish_die(&copy);
 }

@@ -87,6 +87,16 @@ void NORETURN die_errno(const char *fmt, ...) PRINTF_LIKE(1, 2); /* appends ": s
  * error record, see output.h).  NULL by default.
  */
 void msg_set_die_hook(void (*hook)(const char *message));
+/*
+ * The input's producer failed and said so (an {"error": message} record,
+ * records/lines.h): die() then says nothing on stderr when quiet_here (the
+ * producer, beside it in a pipeline, has said it once already), and its
+ * hook passes the producer's message on in place of its own, so that the
+ * tools after it stop quietly too and the stream keeps the first cause.
+ */
+void msg_upstream_failed(const char *message, bool quiet_here);
+/* Run the die hook (once) as die() would, without exiting: for usage errors (opt.h). */
+void msg_run_die_hook(const char *message);
 /* Called before any message is written to stderr (progress.h clears its line there). */
 void msg_set_before_message(void (*hook)(void));
 

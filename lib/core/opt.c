@@ -1,4 +1,5 @@
 #include "opt.h"
+#include "strbuf.h"
 #include "msg.h"
 #include "xalloc.h"
 
@@ -56,6 +57,28 @@ static void opt_usage(const struct tool_spec *spec, FILE *f)
 	}
 }
 
+/* "a, b or c": the fixed values of an option, from its table entry. */
+static void add_choices(struct strbuf *out, const char *choices)
+{
+	for (const char *p = choices; *p;) {
+		size_t len = strcspn(p, "|");
+		bool last = !p[len];
+		if (p != choices)
+			strbuf_addstr(out, last ? " or " : ", ");
+		strbuf_add(out, p, len);
+		p += len + !last;
+	}
+}
+
+/* The values an option takes, on a line of their own under its help ("ARG: a, b or c"). */
+static void print_choices(const struct opt_spec *o)
+{
+	struct strbuf sb = STRBUF_INIT;
+	add_choices(&sb, o->choices);
+	printf("  %-24s %s: %s\n", "", o->arg ? o->arg : "the value", sb.buf);
+	strbuf_release(&sb);
+}
+
 static void opt_help(const struct tool_spec *spec)
 {
 	opt_usage(spec, stdout);
@@ -71,6 +94,8 @@ static void opt_help(const struct tool_spec *spec)
 		else
 			snprintf(left, sizeof(left), "    --%s%s%s%s", o->long_name, sep, o->arg ? o->arg : "", close);
 		printf("  %-24s %s\n", left, o->help);
+		if (o->choices)
+			print_choices(o);
 	}
 	printf("  %-24s %s\n", "-h, --help", "print this help and exit");
 	printf("  %-24s %s\n", "    --version", "print the version and exit");
@@ -95,13 +120,16 @@ static void list_options(const struct tool_spec *spec)
 
 void opt_usage_error(const struct tool_spec *spec, const char *fmt, ...)
 {
+	struct strbuf msg = STRBUF_INIT;
 	va_list ap;
-	fprintf(stderr, "%s: ", spec->name);
+	strbuf_addf(&msg, "%s: ", spec->name);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	strbuf_vaddf(&msg, fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
+	fprintf(stderr, "%s\n", msg.buf);
 	opt_usage(spec, stderr);
+	/* a tool that writes records ends its stream with the error too, so that the tools after it stop quietly */
+	msg_run_die_hook(msg.buf);
 	exit(PROBE_TROUBLE);
 }
 
@@ -172,7 +200,10 @@ int opt_choice(const struct tool_spec *spec, int id, const char *arg)
 			return i;
 		p = p[len] ? p + len + 1 : NULL;
 	}
-	opt_usage_error(spec, "unknown --%s: %s", o ? o->long_name : "?", arg);
+	struct strbuf values = STRBUF_INIT;
+	if (o && o->choices)
+		add_choices(&values, o->choices);
+	opt_usage_error(spec, "unknown --%s: %s (%s)", o ? o->long_name : "?", arg, values.len ? values.buf : "no values");
 }
 
 long long opt_number(const struct tool_spec *spec, const char *option, const char *text, long long min,

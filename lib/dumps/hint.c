@@ -1,4 +1,5 @@
 #include "hint.h"
+#include "mscli.h"
 #include "../records/leafrec.h"
 #include "../core/msg.h"
 #include "../core/source.h"
@@ -7,44 +8,12 @@
 
 #include <sys/stat.h>
 
-/* msprobe compare's options that the pipeline has a word for. */
-enum ms_what { MS_TARGET, MS_GOLDEN, MS_OUTPUT, MS_FUZZY, MS_DATA_MAPPING, MS_CELL_MAPPING, MS_API_MAPPING, MS_NR };
-enum ms_arg { MS_NO_ARG, MS_ARG, MS_OPTIONAL_ARG };
-
-static const struct {
-	const char *short_name, *long_name;
-	enum ms_arg arg;
-} ms_opts[MS_NR] = {
-	[MS_TARGET] = { "-tp", "--target_path", MS_ARG },
-	[MS_GOLDEN] = { "-gp", "--golden_path", MS_ARG },
-	[MS_OUTPUT] = { "-o", "--output_path", MS_ARG },
-	[MS_FUZZY] = { "-fm", "--fuzzy_match", MS_NO_ARG },
-	[MS_DATA_MAPPING] = { "-dm", "--data_mapping", MS_ARG },
-	[MS_CELL_MAPPING] = { "-cm", "--cell_mapping", MS_OPTIONAL_ARG },
-	[MS_API_MAPPING] = { "-am", "--api_mapping", MS_OPTIONAL_ARG },
-};
-
 struct ms_seen {
 	bool given;
 	const char *spelled; /* as first typed: its first spelled_len bytes, without "=value" */
 	int spelled_len;
 	const char *value;   /* NULL: none */
 };
-
-/* Which of ms_opts arg is ("-tp", "--target_path=x"), or MS_NR; *value: the text after '=', or NULL. */
-static enum ms_what ms_option(const char *arg, size_t *name_len, const char **value)
-{
-	const char *eq = strchr(arg, '=');
-	size_t n = eq ? (size_t)(eq - arg) : strlen(arg);
-	*name_len = n;
-	*value = eq ? eq + 1 : NULL;
-	for (int i = 0; i < MS_NR; i++) {
-		const char *s = ms_opts[i].short_name, *l = ms_opts[i].long_name;
-		if ((strlen(s) == n && !strncmp(arg, s, n)) || (strlen(l) == n && !strncmp(arg, l, n)))
-			return (enum ms_what)i;
-	}
-	return MS_NR;
-}
 
 /* "probe-match [-f] [--api-mapping] [--data-mapping F] [--cell-mapping[=F]] GOLDEN" */
 static void add_match(struct strbuf *sb, const struct ms_seen *seen)
@@ -92,7 +61,7 @@ bool hint_msprobe_compare(int argc, char **argv, struct strbuf *msg)
 	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++) {
 		size_t n;
 		const char *value;
-		enum ms_what w = ms_option(argv[i], &n, &value);
+		enum mscli_option w = mscli_option_of(argv[i], &n, &value);
 		if (w == MS_NR)
 			continue;
 		if (!seen[w].given) {
@@ -101,7 +70,7 @@ bool hint_msprobe_compare(int argc, char **argv, struct strbuf *msg)
 		}
 		seen[w].given = true;
 		seen[w].value = NULL;
-		if (ms_opts[w].arg == MS_NO_ARG)
+		if (mscli_options[w].arg == MS_NO_ARG)
 			continue;
 		/* as argparse takes them: the next word, unless it looks like an option */
 		if (!value && i + 1 < argc && argv[i + 1][0] != '-')
@@ -129,12 +98,6 @@ bool hint_msprobe_compare(int argc, char **argv, struct strbuf *msg)
 	add_match(&head, seen);
 	strbuf_addf(&first, "%s | probe-first --format text", head.buf);
 	if (out_dir) {
-		struct stat st;
-		if (stat(out_dir, &st)) { /* msprobe makes it; probe-metric -o does not */
-			strbuf_addstr(&table, "mkdir -p ");
-			text_sh_path(&table, out_dir);
-			strbuf_addstr(&table, " && ");
-		}
 		strbuf_addf(&table, "%s | probe-metric -o ", head.buf);
 		text_sh_path(&table, out_dir);
 	} else {

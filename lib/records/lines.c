@@ -5,6 +5,8 @@
 #include "../json/recscan.h"
 #include "../core/xalloc.h"
 
+#include <sys/stat.h>
+
 #define LINES_DEFAULT_CAP (128 << 10)
 
 struct line_reader {
@@ -15,6 +17,7 @@ struct line_reader {
 	size_t max;        /* the longest line accepted, in bytes */
 	uint64_t lineno;   /* of the last line handed out, from 1 */
 	struct strbuf err; /* "NAME:LINE: what" after an error */
+	bool pipe;         /* standard input, a pipe: the producer runs beside this tool */
 };
 
 static bool all_blank(const char *p, size_t n)
@@ -68,6 +71,10 @@ struct line_reader *line_reader_open(const char *path, struct strbuf *err)
 	}
 	lr->cap = LINES_DEFAULT_CAP < lr->max + 2 ? LINES_DEFAULT_CAP : lr->max + 2;
 	lr->buf = xmalloc(lr->cap);
+	if (!strcmp(path, "-")) {
+		struct stat st;
+		lr->pipe = !fstat(0, &st) && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode));
+	}
 	return lr;
 }
 
@@ -160,6 +167,8 @@ int line_reader_next(struct line_reader *lr, const char **line, size_t *len)
 			{
 				struct strbuf msg = STRBUF_INIT;
 				if (errorrec_read(s, n, &msg)) {
+					/* from a pipe its producer has said it: this tool stops without a word */
+					msg_upstream_failed(msg.buf, lr->pipe);
 					line_reader_fail(lr, "the producer of this input failed: %s", msg.buf);
 					strbuf_release(&msg);
 					return -1;

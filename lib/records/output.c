@@ -114,6 +114,8 @@ void output_close(void)
 static void write_error_record(const char *message)
 {
 	struct strbuf sb = STRBUF_INIT;
+	if (isatty(STDOUT_FILENO))
+		return; /* a person reads the message on stderr; no tool reads this stream */
 	errorrec_add(&sb, message);
 	/* best effort: the message is already on stderr */
 	if (fwrite(sb.buf, 1, sb.len, stdout) == sb.len)
