@@ -189,9 +189,9 @@ static void draw_header(const struct plot *p, struct strbuf *out, struct strbuf 
 		 g->width - g->left - 8, 11);
 	strbuf_reset(tmp);
 	if (p->nranks == 1)
-		strbuf_addf(tmp, "%zu leaves (%s) along execution order; ", leaves, p->ranks[0].label);
+		strbuf_addf(tmp, "%s: %zu leaves along execution order; ", p->ranks[0].label, leaves);
 	else
-		strbuf_addf(tmp, "%zu leaves of %zu ranks along execution order; ", leaves, p->nranks);
+		strbuf_addf(tmp, "%zu ranks: %zu leaves along execution order; ", p->nranks, leaves);
 	strbuf_addf(tmp, "%llu diverge", (unsigned long long)p->diverging);
 	if (p->golden0)
 		strbuf_addf(tmp, ", %llu against a golden of 0", (unsigned long long)p->golden0);
@@ -252,8 +252,8 @@ static void draw_legend(const struct plot *p, struct strbuf *out)
 		}
 		x += it->kind == LEGEND_NOTE ? 0 : 22;
 		text_fit(out, x, y,
-			 it->kind == LEGEND_NOTE ? "font-size=\"11\" font-style=\"italic\" fill=\"" MUTED "\""
-						 : "font-size=\"11\" fill=\"#333\"",
+			 it->kind == LEGEND_NOTE ? "class=\"legend\" font-size=\"11\" font-style=\"italic\" fill=\"" MUTED "\""
+						 : "class=\"legend\" font-size=\"11\" fill=\"#333\"",
 			 it->text, p->g.width - 4 - x, 11);
 	}
 }
