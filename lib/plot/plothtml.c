@@ -298,7 +298,7 @@ static void html_row(const struct plot *p, const struct plot_row *r, struct strb
 		strbuf_addi(tmp, r->seq);
 	num_cell(out, "", (double)r->seq, tmp->buf);
 	cell(out, "leaf", r->leaf);
-	cell(out, "", r->state);
+	cell(out, "state", r->state);
 	strbuf_addf(out, "<td class=\"verdict\"><span class=\"chip v-%s\">", v);
 	plot_add_xml(out, r->verdict);
 	strbuf_addstr(out, "</span></td>");
