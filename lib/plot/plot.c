@@ -485,16 +485,21 @@ static double abs_difference(struct plot *p, const struct pair *pr, int stat)
  * msprobe's cell *y as the plot has it.  Its MaxRelativeErr of statistics
  * is "inf" against a golden max of 0, and its Cosine "Nan" against a
  * golden of zeros (a norm of 0): golden 0, not inf/nan, unless the target
- * holds an inf or a NaN.
+ * holds an inf or a NaN.  Its Cosine of a target of zeros is "Nan" too: no
+ * value (Y_NONE), since no value of either side is a NaN.
  */
 static enum plot_ykind msprobe_value(struct plot *p, const struct pair *pr, const struct span *ms, double *y)
 {
 	struct span mode = member(ms, "mode");
 	if (p->metric == PLOT_COS) {
+		double t;
 		if (isnan(*y) && golden_zero(pr, 3)) {
 			*y = abs_difference(p, pr, 0);
 			return Y_GOLDEN0;
 		}
+		/* a target of zeros against a golden that is not: no cosine, and no NaN in the values either */
+		if (isnan(*y) && verdict_stat_value(&pr->t.f[LF_NORM], &t) && t == 0)
+			return Y_NONE;
 		if (isfinite(*y))
 			*y = *y >= 1 ? 0 : 1 - *y;
 		return ykind_of(fabs(*y));

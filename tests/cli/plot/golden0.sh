@@ -79,3 +79,20 @@ echo "--metric abs: golden 0 strip labels: $(grep -c '>golden 0<' p.svg), dots o
 # the page's table says the same, and sorts those rows above every number and under inf/nan
 probe-plot --format html m.ndjson > p.html
 xmllint --xpath "//*[local-name()='td'][contains(@class, 'golden0')]" p.html | grep -o 'data-v="[^"]*">[^<]*' | sort -u
+# tensor mode, --metric cos: msprobe's Cosine is "Nan" against a golden of
+# zeros (golden 0, with the largest absolute difference of the elements) and
+# for a target of zeros (no cosine: the 0 band, "no 1 - cos"); neither holds
+# a NaN.  The norms and max_abs of the records say which is which.
+probe-gendump --zoo --mode tensor t > /dev/null
+probe-flatten t/target | probe-match t/golden | probe-metric 2> /dev/null > mt.ndjson
+jq -r 'select(.t.name | test("zoo_zeros_(golden|target)\\.0\\.forward\\.output")) |
+	"\(.t.name): Cosine \(.msprobe.Cosine), norms \(.t.norm) vs \(.g.norm), max_abs \(.metrics.tensor.max_abs)"' mt.ndjson
+probe-plot --metric cos mt.ndjson > p.svg
+python3 - p.svg <<'PY'
+import sys, xml.etree.ElementTree as ET
+S = "{http://www.w3.org/2000/svg}"
+for c in ET.parse(sys.argv[1]).getroot().iter(S + "circle"):
+    leaf, where, value = c.find(S + "title").text.split("\n")
+    if "zoo_zeros_golden.0.forward.output" in leaf or "zoo_zeros_target.0.forward.output" in leaf:
+        print("%s: %s" % (leaf, value))
+PY
