@@ -274,7 +274,7 @@ static void note_dump(struct plot *p, int side, const struct leafrec *l)
 	}
 	/* the common folder: whole components only */
 	dir = p->dump_dir[side];
-	while (dir[k] && k < n && dir[k] == p->scratch.buf[k])
+	while (k < n && dir[k] && dir[k] == p->scratch.buf[k])
 		k++;
 	if (!((!dir[k] || dir[k] == '/') && (k == n || p->scratch.buf[k] == '/'))) {
 		while (k && dir[k - 1] != '/')
@@ -428,8 +428,12 @@ static enum plot_ykind stats_value(struct plot *p, const struct pair *pr, bool r
 			return Y_INF;
 		}
 		if (isinf(r) && golden_zero(pr, i)) {
+			double d = has_a ? fabs(a) : 0, t;
+			/* without "abs": the golden is 0, so the difference is the target's value */
+			if (!has_a && verdict_stat_value(&pr->t.f[LF_MAX + i], &t))
+				d = fabs(t);
 			g0 = true;
-			g0_abs = fmax(g0_abs, fabs(a));
+			g0_abs = fmax(g0_abs, d);
 			continue;
 		}
 		/* a quotient too large for a double, against a golden that is not 0: the largest there is */
