@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """plot.py PAGE.html RECORDS.ndjson [options]: check a probe-plot page in headless Chromium.
 
-The records are the metric records the page was drawn from: what each
+The records are the metric records the page was drawn from (each rank's
+steps one after another, as probe-plot reads them): what each
 point, row and label should say is worked out here from them (the leaves'
 own statistics, the ranks' numbers and dump folders), not read from the
 page.  Prints one line per check, deterministic (names and counts, no
@@ -66,18 +67,20 @@ def rel_value(t, g):
 class Records:
     def __init__(self, path):
         self.leaves = {}      # (rank, x) -> record
-        ranks, steps = set(), {}
+        ranks = {}            # rank -> [its step now, where that step starts, just past its largest x]
         for line in open(path):
             r = json.loads(line)
             t = r.get("t")
             if not t:
                 continue
             rank = -1 if t.get("rank") is None else t["rank"]
-            ranks.add(rank)
-            steps.setdefault(rank, set()).add(t.get("step"))
-            self.leaves[(rank, t["seq"])] = r
-        if any(len(s) > 1 for s in steps.values()):
-            raise SystemExit("plot.py: records of one step per rank only (x is the seq)")
+            # x: the seq, a later step of the rank continuing after the last x of the one before
+            st = ranks.setdefault(rank, [object(), 0, 0])
+            if t.get("step") != st[0]:
+                st[0], st[1] = t.get("step"), st[2]
+            x = st[1] + t["seq"]
+            st[2] = max(st[2], x + 1)
+            self.leaves[(rank, x)] = r
         self.ranks = sorted(ranks)      # the page's rank index is the place in numeric order
         self.labels = {}
         for (rank, _), r in self.leaves.items():

@@ -41,3 +41,9 @@ probe-flatten p/golden | jq -c 'if .name == "Functional.linear.0.forward.output.
 metric p pgolden.ndjson > p.ndjson
 probe-plot --format html < p.ndjson > p.html
 check --query zoo --title "p/target/step0/proc1234 vs p/golden/step0/proc1234" p.html p.ndjson
+
+echo "== 2 ranks, 3 steps one after another on the axis, the fault on rank 1"
+probe-gendump --ranks 2 --fault-rank 1 --steps 3 s3 > /dev/null
+metric s3 s3/golden > s3.ndjson
+probe-plot -o s3.html s3.ndjson
+check --query mse_loss --started 1 --title "s3/target (6 dumps) vs s3/golden (6 dumps) (s3.ndjson)" s3.html s3.ndjson
