@@ -49,8 +49,9 @@ endif
 
 TOOLS = probe-flatten probe-gendump probe-match probe-metric probe-first probe-stack probe-table probe-plot probe-graph probe-merge probe-tokens probe-ckpt probe-config probe-export
 LIB_SRC = $(sort $(wildcard lib/*/*.c))
-LIB_OBJ = $(LIB_SRC:%.c=$(BUILD)/%.o) $(BUILD)/gen/graphview.o
+LIB_OBJ = $(LIB_SRC:%.c=$(BUILD)/%.o) $(BUILD)/gen/graphview.o $(BUILD)/gen/plotpage.o
 GRAPH_VIEW = lib/graph/view.html lib/graph/view.css lib/graph/view.js
+PLOT_PAGE = lib/plot/page.css lib/plot/page.js
 LIB_A = $(BUILD)/libprobe.a
 TOOL_BIN = $(TOOLS:%=$(BUILD)/bin/%)
 UNIT_SRC = $(sort $(wildcard tests/unit/test_*.c))
@@ -90,6 +91,16 @@ $(BUILD)/gen/graphview.c: $(GRAPH_VIEW) share/build/cstring.sh
 		graph_view_js lib/graph/view.js > $@.tmp && mv $@.tmp $@
 
 $(BUILD)/gen/graphview.o: $(BUILD)/gen/graphview.c
+	$(QUIET_CC)$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -c -o $@ $<
+
+# probe-plot's page: page.css and page.js compiled in (the script goes in a CDATA section of the page).
+$(BUILD)/gen/plotpage.c: $(PLOT_PAGE) share/build/cstring.sh
+	@mkdir -p $(dir $@)
+	@if grep -qi -e '</script' -e '</style' -e ']]>' $(PLOT_PAGE); then \
+		echo "lib/plot/page.js or page.css holds </script, </style or ]]>, which would end its element in the page" >&2; exit 1; fi
+	$(Q)sh share/build/cstring.sh plot_page_css lib/plot/page.css plot_page_js lib/plot/page.js > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/gen/plotpage.o: $(BUILD)/gen/plotpage.c
 	$(QUIET_CC)$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -c -o $@ $<
 
 $(LIB_A): $(LIB_OBJ)

@@ -9,8 +9,8 @@ function __probe_paths --argument-names kind
     complete -C"__probe_no_such_command $tok" | string match -r -- $re
 end
 
-complete -c probe-plot -s o -l output -r -F -d 'write the picture to FILE (its format from a .html or .htm suffix)'
-complete -c probe-plot -l format -x -a 'svg html' -d 'svg (default), or html: the picture and a sortable table'
+complete -c probe-plot -s o -l output -r -F -d 'write the picture to FILE: .svg, or .html (.htm) for the page; no other suffix'
+complete -c probe-plot -l format -x -a 'svg html' -d 'svg (default), or html: the picture, its tooltips and a table to filter'
 complete -c probe-plot -l metric -x -a 'auto rel abs md5 max_rel max_abs ulp cos' -d 'the error drawn (default auto: the one the mode has)'
 complete -c probe-plot -l ranks -x -d 'draw only these ranks ("0,4-7")'
 complete -c probe-plot -l range -x -d 'draw only the leaves whose x (seq, steps one after another) is in A..B'

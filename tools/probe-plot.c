@@ -21,10 +21,10 @@ enum {
 };
 
 static const struct opt_spec options[] = {
-	{ 'o', 'o', "output", "FILE", "write the picture to FILE (its format from a .html or .htm suffix)", NULL,
+	{ 'o', 'o', "output", "FILE", "write the picture to FILE: .svg, or .html (.htm) for the page; no other suffix", NULL,
 	  OPT_FILE },
-	{ OPT_FORMAT, 0, "format", "FORMAT", "svg (default), or html: the picture and a sortable table", "svg|html",
-	  0 },
+	{ OPT_FORMAT, 0, "format", "FORMAT", "svg (default), or html: the picture, its tooltips and a table to filter",
+	  "svg|html", 0 },
 	{ OPT_METRIC, 0, "metric", "METRIC", "the error drawn (default auto: the one the mode has)",
 	  "auto|rel|abs|md5|max_rel|max_abs|ulp|cos", 0 },
 	{ OPT_RANKS, 0, "ranks", "LIST", "draw only these ranks (\"0,4-7\")", NULL, 0 },
@@ -60,10 +60,25 @@ static const struct tool_spec spec = {
 	.operand_flags = OPT_FILE,
 };
 
-static bool has_suffix(const char *s, const char *suffix)
+/*
+ * The format a file name asks for by its suffix: "svg", "html", NULL for a
+ * name without one.  Any other suffix (.png, .pdf, .svgz) is refused: the
+ * picture would be SVG under a name that says otherwise.
+ */
+static const char *format_of_name(const char *path)
 {
-	size_t n = strlen(s), k = strlen(suffix);
-	return n >= k && !strcasecmp(s + n - k, suffix);
+	const char *base = strrchr(path, '/'), *dot;
+	base = base ? base + 1 : path;
+	dot = strrchr(base, '.');
+	if (!dot || dot == base)
+		return NULL;
+	if (!strcasecmp(dot, ".svg"))
+		return "svg";
+	if (!strcasecmp(dot, ".html") || !strcasecmp(dot, ".htm"))
+		return "html";
+	opt_usage_error(&spec, "-o %s: the formats are svg (.svg) and html (.html, .htm), not %s "
+			       "(for another, convert the SVG: rsvg-convert, inkscape)", path, dot);
+	return NULL;
 }
 
 int main(int argc, char **argv)
@@ -128,8 +143,13 @@ int main(int argc, char **argv)
 	input = opt_input_operand(&spec, argc, argv, "records");
 	if (where && !(po.first.where = jqsel_new(where, &err)))
 		opt_usage_error(&spec, "--where: %s", err.buf);
+	if (output && strcmp(output, "-")) {
+		const char *named = format_of_name(output);
+		if (!format)
+			format = named;
+	}
 	if (!format)
-		format = output && (has_suffix(output, ".html") || has_suffix(output, ".htm")) ? "html" : "svg";
+		format = "svg";
 	if (!output && isatty(1))
 		opt_usage_error(&spec, "the picture is not for a terminal: give -o FILE or redirect the output");
 	po.source = input;

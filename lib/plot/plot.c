@@ -1,19 +1,27 @@
 #include "plotmodel.h"
 #include "../dumps/layout.h"
 #include "../records/pair.h"
+#include "../compare/verdict.h"
 #include "../core/msg.h"
 #include "../core/xalloc.h"
 
+#include <float.h>
 #include <math.h>
 
 const char *const plot_metric_names[PLOT_NMETRICS] = {
 	"auto", "rel", "abs", "md5", "max_rel", "max_abs", "ulp", "cos",
 };
 
-/* Colour-blind-safe, none of them the red and orange of the marks. */
+/* made by share/build/plotpalette.py (tests/cli/plot/palette.sh checks it): do not edit */
 const char *const plot_palette[PLOT_NPALETTE] = {
-	"#1f5fa8", "#2a9d8f", "#7b4fa0", "#5c7f1e", "#b5577b",
-	"#3d8fd1", "#8c6d31", "#4b4b8f", "#6aa84f", "#9e9ac8",
+	"#1f5fa8", "#b68b16", "#db54c4", "#0f3805", "#8a085a", "#2e057d", "#44a1b1", "#656019",
+	"#835ff2", "#279936", "#8c5b88", "#4b1738", "#690ca5", "#554562", "#ab8696", "#167f75",
+	"#bb208a", "#3f93f7", "#2833bd", "#163045", "#9a38c0", "#6b7db6", "#7f8462", "#045e17",
+	"#3060e6", "#a57cd2", "#52226f", "#0b3880", "#493b1c", "#2b564e", "#644b9e", "#8f2e8a",
+	"#5d7b0f", "#466178", "#b85c8b", "#593bcc", "#b964f0", "#74a06b", "#b156b7", "#5a76e4",
+	"#0d5279", "#2c6c47", "#31779b", "#685acb", "#5d8893", "#6b1346", "#3e00a3", "#745262",
+	"#3b4392", "#868604", "#8193b1", "#1a89c5", "#6f2e73", "#876a29", "#322255", "#513241",
+	"#459173", "#0d844c", "#c272b2", "#8082f7", "#17444c", "#696c8c", "#8c7895", "#913968",
 };
 
 int plot_metric_by_name(const char *name)
@@ -92,6 +100,17 @@ void plot_free(struct plot *p)
 		free(p->ranks[i].v);
 		free(p->ranks[i].steps);
 		free(p->ranks[i].cols);
+		free(p->ranks[i].proc);
+		free(p->ranks[i].label);
+	}
+	for (size_t i = 0; i < p->nnames; i++)
+		free(p->names[i]);
+	free(p->names);
+	strmap_release(&p->name_ids);
+	for (int side = 0; side < 2; side++) {
+		strmap_release(&p->dumps[side]);
+		free(p->dump_dir[side]);
+		free(p->dump_one[side]);
 	}
 	free(p->ranks);
 	for (size_t i = 0; i < p->nmodules; i++)
@@ -128,6 +147,7 @@ void plot_free(struct plot *p)
 	free(p->col_diff);
 	free(p->col_nog);
 	free(p->col_zero);
+	free(p->col_g0);
 	first_free(p->first_div);
 	first_free(p->first_nf);
 	strbuf_release(&p->scratch);
@@ -136,8 +156,10 @@ void plot_free(struct plot *p)
 
 /* ---- reading -------------------------------------------------------------------- */
 
-static struct plot_rank *rank_of(struct plot *p, int64_t rank)
+/* The rank of a target leaf, made at its first leaf (a run without a rank named by its proc<pid> folder). */
+static struct plot_rank *rank_of(struct plot *p, const struct leafrec *t)
 {
+	int64_t rank = t->rank;
 	struct plot_rank *r;
 	if (p->nranks && p->ranks[p->last_rank].rank == rank)
 		return &p->ranks[p->last_rank];
@@ -150,6 +172,8 @@ static struct plot_rank *rank_of(struct plot *p, int64_t rank)
 	r = &p->ranks[p->nranks];
 	memset(r, 0, sizeof(*r));
 	r->rank = rank;
+	if (rank < 0)
+		r->proc = leafrec_proc_folder(t);
 	p->last_rank = p->nranks++;
 	return r;
 }
@@ -198,6 +222,67 @@ static uint32_t module_id(struct plot *p, const char *name, size_t len)
 		s->value.u = p->nmodules++;
 	}
 	return (uint32_t)s->value.u;
+}
+
+/* The id of a leaf's name (a string span), interned; 0 ("") for a name that is not a string. */
+static uint32_t name_id(struct plot *p, const struct span *name)
+{
+	bool created;
+	struct strmap_slot *s;
+	if (!p->nnames) {
+		ALLOC_GROW(p->names, 1, p->names_alloc);
+		p->names[p->nnames++] = xstrdup("");
+	}
+	if (string_of(name, &p->scratch) < 0)
+		return 0;
+	s = strmap_put(&p->name_ids, p->scratch.buf, p->scratch.len, &created);
+	if (created) {
+		ALLOC_GROW(p->names, p->nnames + 1, p->names_alloc);
+		p->names[p->nnames] = xmemdupz(p->scratch.buf, p->scratch.len);
+		s->value.u = p->nnames++;
+	}
+	return (uint32_t)s->value.u;
+}
+
+/* The folder part of a path ("a/b" of "a/b/dump.json"; "" for none), its length. */
+static size_t folder_len(const char *path, size_t n)
+{
+	while (n && path[n - 1] != '/')
+		n--;
+	return n ? n - 1 : 0;
+}
+
+/*
+ * A side's dump (its leaf's "dump") seen: counted once, and the folder all
+ * of that side's dumps share shortened to hold it.
+ */
+static void note_dump(struct plot *p, int side, const struct leafrec *l)
+{
+	bool created;
+	char *dir;
+	size_t n, k = 0;
+	if (string_of(&l->f[LF_DUMP], &p->scratch) < 0 || !p->scratch.len)
+		return;
+	strmap_put(&p->dumps[side], p->scratch.buf, p->scratch.len, &created);
+	if (!created)
+		return;
+	n = folder_len(p->scratch.buf, p->scratch.len);
+	if (!p->dump_one[side]) {
+		p->dump_one[side] = xstrdup(p->scratch.buf);
+		p->dump_dir[side] = xmemdupz(p->scratch.buf, n);
+		return;
+	}
+	/* the common folder: whole components only */
+	dir = p->dump_dir[side];
+	while (k < n && dir[k] && dir[k] == p->scratch.buf[k])
+		k++;
+	if (!((!dir[k] || dir[k] == '/') && (k == n || p->scratch.buf[k] == '/'))) {
+		while (k && dir[k - 1] != '/')
+			k--;
+		if (k)
+			k--;
+	}
+	dir[k] = '\0';
 }
 
 static bool is_module_entry(const struct span *entry)
@@ -288,32 +373,81 @@ static enum plot_ykind ykind_of(double y)
 	return y > 0 ? Y_VALUE : Y_ZERO;
 }
 
-/* The largest "abs" or "rel" of the four statistics. */
-static enum plot_ykind stats_value(struct plot *p, const struct span *metrics, const char *which, double *y)
+/*
+ * Is the golden's statistic i (LF_MAX + i) exactly 0 while the target's is
+ * finite?  Then a relative difference against it is no number at all.
+ */
+static bool golden_zero(const struct pair *pr, int i)
+{
+	double t, g;
+	return pr->has_g && verdict_stat_value(&pr->g.f[LF_MAX + i], &g) && g == 0 &&
+	       verdict_stat_value(&pr->t.f[LF_MAX + i], &t) && isfinite(t);
+}
+
+/*
+ * The largest "abs" or "rel" of the four statistics.  A non-finite absolute
+ * difference is an inf or a NaN in the values (Y_INF, *y that value).  A
+ * relative difference against a golden of 0 (probe-metric writes "inf")
+ * is not: unless another statistic is non-finite, the leaf goes to the
+ * golden 0 strip, *y the largest absolute difference of those statistics.
+ */
+static enum plot_ykind stats_value(struct plot *p, const struct pair *pr, bool rel, double *y)
 {
 	static const char *const stats[] = { "max", "min", "mean", "norm" };
-	struct span v[4], inner;
+	static const char *const keys[2] = { "abs", "rel" };
+	const struct span *metrics = &pr->metrics;
+	struct span v[4], inner[2];
 	struct rs_iter it;
-	enum plot_ykind k = Y_NONE;
-	const char *key[1] = { which };
+	bool any = false, g0 = false;
+	double best = 0, g0_abs = 0;
 
 	if (rs_begin(&it, metrics->p, metrics->n) < 0 || rs_fields(&it, stats, 4, v) < 0)
 		return Y_NONE;
-	*y = 0;
 	for (int i = 0; i < 4; i++) {
-		double x;
-		if (v[i].kind != SPAN_OBJECT || rs_begin(&it, v[i].p, v[i].n) < 0 || rs_fields(&it, key, 1, &inner) < 0 ||
-		    !span_value(&inner, &p->scratch, &x))
+		double a, r;
+		bool has_a, has_r;
+		if (v[i].kind != SPAN_OBJECT || rs_begin(&it, v[i].p, v[i].n) < 0 || rs_fields(&it, keys, 2, inner) < 0)
 			continue;
-		if (ykind_of(x) == Y_INF) {
-			*y = INFINITY;
+		has_a = span_value(&inner[0], &p->scratch, &a);
+		has_r = rel && span_value(&inner[1], &p->scratch, &r);
+		if (has_a && !isfinite(a)) {
+			*y = a;
 			return Y_INF;
 		}
-		if (fabs(x) > *y)
-			*y = fabs(x);
-		k = Y_ZERO;
+		if (!rel) {
+			if (has_a) {
+				best = fmax(best, fabs(a));
+				any = true;
+			}
+			continue;
+		}
+		if (!has_r)
+			continue;
+		if (isnan(r) || (!has_a && !isfinite(r))) {
+			*y = r;
+			return Y_INF;
+		}
+		if (isinf(r) && golden_zero(pr, i)) {
+			double d = has_a ? fabs(a) : 0, t;
+			/* without "abs": the golden is 0, so the difference is the target's value */
+			if (!has_a && verdict_stat_value(&pr->t.f[LF_MAX + i], &t))
+				d = fabs(t);
+			g0 = true;
+			g0_abs = fmax(g0_abs, d);
+			continue;
+		}
+		/* a quotient too large for a double, against a golden that is not 0: the largest there is */
+		best = fmax(best, isinf(r) ? DBL_MAX : fabs(r));
+		any = true;
 	}
-	return k == Y_NONE ? Y_NONE : ykind_of(*y);
+	if (g0) {
+		*y = g0_abs;
+		return Y_GOLDEN0;
+	}
+	if (!any)
+		return Y_NONE;
+	*y = best;
+	return ykind_of(best);
 }
 
 /* A member of an object span, by plain key. */
@@ -339,6 +473,48 @@ static void resolve_auto(struct plot *p, const struct span *metrics)
 		p->metric = PLOT_MD5;
 }
 
+/* The largest absolute difference of the elements (tensor mode), or of the maxima; 0 when neither is there. */
+static double abs_difference(struct plot *p, const struct pair *pr, int stat)
+{
+	struct span tensor = member(&pr->metrics, "tensor"), v = member(&tensor, "max_abs");
+	double a, t, g;
+	if (span_value(&v, &p->scratch, &a) && isfinite(a))
+		return fabs(a);
+	if (verdict_stat_value(&pr->t.f[LF_MAX + stat], &t) && verdict_stat_value(&pr->g.f[LF_MAX + stat], &g))
+		return fabs(t - g);
+	return 0;
+}
+
+/*
+ * msprobe's cell *y as the plot has it.  Its MaxRelativeErr of statistics
+ * is "inf" against a golden max of 0, and its Cosine "Nan" against a
+ * golden of zeros (a norm of 0): golden 0, not inf/nan, unless the target
+ * holds an inf or a NaN.  Its Cosine of a target of zeros is "Nan" too: no
+ * value (Y_NONE), since no value of either side is a NaN.
+ */
+static enum plot_ykind msprobe_value(struct plot *p, const struct pair *pr, const struct span *ms, double *y)
+{
+	struct span mode = member(ms, "mode");
+	if (p->metric == PLOT_COS) {
+		double t;
+		if (isnan(*y) && golden_zero(pr, 3)) {
+			*y = abs_difference(p, pr, 0);
+			return Y_GOLDEN0;
+		}
+		/* a target of zeros against a golden that is not: no cosine, and no NaN in the values either */
+		if (isnan(*y) && verdict_stat_value(&pr->t.f[LF_NORM], &t) && t == 0)
+			return Y_NONE;
+		if (isfinite(*y))
+			*y = *y >= 1 ? 0 : 1 - *y;
+		return ykind_of(fabs(*y));
+	}
+	if (isinf(*y) && span_str_eq(&mode, "statistics", 10) && golden_zero(pr, 0)) {
+		*y = abs_difference(p, pr, 0);
+		return Y_GOLDEN0;
+	}
+	return ykind_of(fabs(*y));
+}
+
 static enum plot_ykind metric_value(struct plot *p, const struct pair *pr, double *y)
 {
 	struct span v, obj;
@@ -348,9 +524,9 @@ static enum plot_ykind metric_value(struct plot *p, const struct pair *pr, doubl
 		resolve_auto(p, &pr->metrics);
 	switch (p->metric) {
 	case PLOT_REL:
-		return stats_value(p, &pr->metrics, "rel", y);
+		return stats_value(p, pr, true, y);
 	case PLOT_ABS:
-		return stats_value(p, &pr->metrics, "abs", y);
+		return stats_value(p, pr, false, y);
 	case PLOT_MD5:
 		v = member(&pr->metrics, "md5_match");
 		if (v.kind != SPAN_TRUE && v.kind != SPAN_FALSE)
@@ -374,9 +550,7 @@ static enum plot_ykind metric_value(struct plot *p, const struct pair *pr, doubl
 			v = member(&obj, "Max Relative Err");
 		if (!span_value(&v, &p->scratch, y))
 			return Y_NONE;
-		if (p->metric == PLOT_COS && isfinite(*y))
-			*y = *y >= 1 ? 0 : 1 - *y;
-		return ykind_of(fabs(*y));
+		return msprobe_value(p, pr, &obj, y);
 	}
 	default:
 		return Y_NONE;
@@ -466,6 +640,10 @@ static int add_record(struct plot *p, const char *line, size_t len, struct strbu
 	if (leafrec_exec_mode_same(&p->exec_mode, pr.has_t ? pr.t.exec_mode : pr.g.exec_mode, "probe-plot", err) < 0)
 		return -1;
 	p->records++;
+	if (pr.has_t)
+		note_dump(p, 0, &pr.t);
+	if (pr.has_g)
+		note_dump(p, 1, &pr.g);
 	if (!pr.has_t) {
 		p->golden_only++;
 		/* counted with the target rank before it, when that one is drawn */
@@ -479,7 +657,7 @@ static int add_record(struct plot *p, const char *line, size_t len, struct strbu
 	if (first_add(p->first_div, line, len, err) < 0 || first_add(p->first_nf, pr.t.text, pr.t.len, err) < 0)
 		return -1;
 
-	r = rank_of(p, pr.t.rank);
+	r = rank_of(p, &pr.t);
 	memset(&pt, 0, sizeof(pt));
 	pt.x = x_of(r, pr.t.step, pr.t.seq);
 	if (pt.x < p->o.from || (p->o.to >= 0 && pt.x > p->o.to)) {
@@ -500,7 +678,10 @@ static int add_record(struct plot *p, const char *line, size_t len, struct strbu
 		p->values++;
 	else if (pt.ykind == Y_INF)
 		p->nonfinite++;
+	else if (pt.ykind == Y_GOLDEN0)
+		p->golden0++;
 	pt.chain = chain_of(p, &pr.t);
+	pt.name = name_id(p, &pr.t.f[LF_NAME]);
 	if (!same) {
 		p->diverging += !!(pt.flags & PF_DIFF);
 		if (p->nrows < p->o.table_rows)
@@ -537,6 +718,8 @@ double plot_point_y(const struct plot *p, const struct plot_point *pt)
 	const struct plot_geom *g = &p->g;
 	if (pt->ykind == Y_INF)
 		return g->inf_top + g->inf_h / 2;
+	if (pt->ykind == Y_GOLDEN0)
+		return g->g0_top + g->g0_h / 2;
 	if (pt->ykind != Y_VALUE)
 		return g->zero_top + g->zero_h / 2;
 	{
@@ -547,6 +730,43 @@ double plot_point_y(const struct plot *p, const struct plot_point *pt)
 			t = 1;
 		return g->log_bottom - t * (g->log_bottom - g->log_top);
 	}
+}
+
+/* One side's dumps: the folder of the one dump.json, else the folder they share and how many. */
+static bool add_side(const struct plot *p, int side, struct strbuf *out)
+{
+	size_t n = p->dumps[side].size;
+	const char *one = p->dump_one[side], *base;
+	if (!n)
+		return false;
+	if (n == 1) {
+		base = strrchr(one, '/');
+		if (base && !strcmp(base + 1, "dump.json"))
+			strbuf_add(out, one, (size_t)(base - one));
+		else
+			strbuf_addstr(out, one);
+		return true;
+	}
+	if (*p->dump_dir[side])
+		strbuf_addf(out, "%s (%zu dumps)", p->dump_dir[side], n);
+	else
+		strbuf_addf(out, "%zu dumps", n);
+	return true;
+}
+
+void plot_inputs_label(const struct plot *p, struct strbuf *out)
+{
+	bool stdin_ = !strcmp(p->o.source, "-");
+	size_t start = out->len;
+	if (add_side(p, 0, out)) {
+		strbuf_addstr(out, " vs ");
+		if (!add_side(p, 1, out))
+			strbuf_addstr(out, "no golden");
+	}
+	if (out->len == start)
+		strbuf_addstr(out, stdin_ ? "standard input" : p->o.source);
+	else if (!stdin_)
+		strbuf_addf(out, " (%s)", p->o.source);
 }
 
 void plot_module_label(const char *module, struct strbuf *out)
@@ -688,7 +908,7 @@ static void find_extent(struct plot *p)
 		p->dec_hi = p->dec_lo + 1;
 }
 
-static void add_legend(struct plot *p, int kind, int color, const char *text)
+static void add_legend(struct plot *p, int kind, const char *color, const char *text)
 {
 	struct plot_legend_item *it;
 	p->legend = xrealloc(p->legend, (p->nlegend + 1) * sizeof(*p->legend));
@@ -699,26 +919,52 @@ static void add_legend(struct plot *p, int kind, int color, const char *text)
 	it->text = xstrdup(text);
 }
 
+static void add_rank_legend(struct plot *p, const struct plot_rank *r, struct strbuf *sb)
+{
+	strbuf_reset(sb);
+	strbuf_addstr(sb, r->label);
+	if (r->started && p->nranks > 1)
+		strbuf_addstr(sb, " (started it)");
+	add_legend(p, LEGEND_RANK, r->color, sb->buf);
+}
+
+/*
+ * The ranks in the legend: all of them up to MAX_RANKS_LISTED; beyond, the
+ * ranks that started it first, then the lowest others, then how many more.
+ */
+static void legend_ranks(struct plot *p, struct strbuf *sb)
+{
+	enum { MAX_RANKS_LISTED = 8 };
+	size_t listed = 0;
+	if (p->nranks <= MAX_RANKS_LISTED) {
+		for (size_t i = 0; i < p->nranks; i++)
+			add_rank_legend(p, &p->ranks[i], sb);
+		return;
+	}
+	for (size_t i = 0; i < p->nranks && listed < MAX_RANKS_LISTED; i++)
+		if (p->ranks[i].started) {
+			add_rank_legend(p, &p->ranks[i], sb);
+			listed++;
+		}
+	for (size_t i = 0; i < p->nranks && listed < MAX_RANKS_LISTED; i++)
+		if (!p->ranks[i].started) {
+			add_rank_legend(p, &p->ranks[i], sb);
+			listed++;
+		}
+	strbuf_reset(sb);
+	strbuf_addf(sb, "and %zu more ranks", p->nranks - listed);
+	add_legend(p, LEGEND_NOTE, NULL, sb->buf);
+}
+
 /* The legend's items, and where each goes: a row under the subtitle, wrapping. */
 static double lay_out_legend(struct plot *p, double top)
 {
-	enum { MAX_RANKS_LISTED = 8 };
 	bool any_back = false, any_fwd = false, any_div = false, any_nf = false;
 	double x = p->g.left, y = top + 11, right = p->g.right;
-	char buf[64];
+	struct strbuf sb = STRBUF_INIT;
 
-	for (size_t i = 0; i < p->nranks; i++) {
-		if (i == MAX_RANKS_LISTED) {
-			snprintf(buf, sizeof(buf), "and %zu more ranks", p->nranks - i);
-			add_legend(p, LEGEND_NOTE, 0, buf);
-			break;
-		}
-		if (p->ranks[i].rank < 0)
-			snprintf(buf, sizeof(buf), "rank ?");
-		else
-			snprintf(buf, sizeof(buf), "rank %lld", (long long)p->ranks[i].rank);
-		add_legend(p, LEGEND_RANK, p->ranks[i].color, buf);
-	}
+	legend_ranks(p, &sb);
+	strbuf_release(&sb);
 	for (size_t i = 0; i < p->nmarks; i++) {
 		any_div |= p->marks[i].shown && p->marks[i].kind == MARK_DIVERGENCE;
 		any_nf |= p->marks[i].shown && p->marks[i].kind == MARK_NONFINITE;
@@ -729,15 +975,15 @@ static double lay_out_legend(struct plot *p, double top)
 			any_fwd |= !(p->ranks[i].v[k].flags & PF_BACKWARD);
 		}
 	if (any_div)
-		add_legend(p, LEGEND_DIVERGENCE, 0, "first divergence");
+		add_legend(p, LEGEND_DIVERGENCE, NULL, "first divergence");
 	if (any_nf)
-		add_legend(p, LEGEND_NONFINITE, 0, "first non-finite");
+		add_legend(p, LEGEND_NONFINITE, NULL, "first non-finite");
 	if (p->diverging)
-		add_legend(p, LEGEND_DIVERGES, 0, "leaf diverges");
+		add_legend(p, LEGEND_DIVERGES, NULL, "leaf diverges");
 	if (any_back && any_fwd)
-		add_legend(p, LEGEND_BACKWARD, 0, "backward");
+		add_legend(p, LEGEND_BACKWARD, NULL, "backward");
 	if (p->o.module_depth > 0 && !p->any_modules)
-		add_legend(p, LEGEND_NOTE, 0, "no module bands: pipe through probe-stack");
+		add_legend(p, LEGEND_NOTE, NULL, "no module bands: pipe through probe-stack");
 
 	for (size_t i = 0; i < p->nlegend; i++) {
 		struct plot_legend_item *it = &p->legend[i];
@@ -789,6 +1035,39 @@ static int by_px_descending(const void *a, const void *b)
 	return ((*x)->px < (*y)->px) - ((*x)->px > (*y)->px);
 }
 
+const struct plot_rank *plot_rank_drawn(const struct plot *p, int64_t rank)
+{
+	for (size_t i = 0; i < p->nranks; i++)
+		if (p->ranks[i].rank == rank)
+			return &p->ranks[i];
+	return NULL;
+}
+
+const char *plot_rank_label(const struct plot *p, int64_t rank)
+{
+	const struct plot_rank *r = plot_rank_drawn(p, rank);
+	return r ? r->label : "no rank";
+}
+
+/* " (rank 2)", " (ranks 0-3,5)"; a run without a rank by its label: " (proc2016, rank 1)". */
+static void add_group_ranks(const struct plot *p, struct strbuf *sb, const int64_t *ranks, size_t nr)
+{
+	size_t numbered = 0;
+	for (size_t k = 0; k < nr; k++)
+		numbered += ranks[k] >= 0;
+	strbuf_addstr(sb, " (");
+	for (size_t k = 0; k < nr; k++)
+		if (ranks[k] < 0)
+			strbuf_addf(sb, "%s%s", k ? ", " : "", plot_rank_label(p, ranks[k]));
+	if (numbered) {
+		if (numbered < nr)
+			strbuf_addstr(sb, ", ");
+		strbuf_addstr(sb, numbered > 1 ? "ranks " : "rank ");
+		add_rank_list(sb, ranks + (nr - numbered), numbered);
+	}
+	strbuf_addch(sb, ')');
+}
+
 /* Shorten a label to at most max characters by cutting the middle of the leaf name. */
 static void fit_label(struct strbuf *sb, size_t max)
 {
@@ -835,11 +1114,8 @@ static void label_marks(struct plot *p)
 		strbuf_reset(&sb);
 		strbuf_addstr(&sb, m->kind == MARK_DIVERGENCE ? "first divergence: " : "first non-finite: ");
 		strbuf_addstr(&sb, m->leaf);
-		if (p->nranks > 1) {
-			strbuf_addstr(&sb, nr > 1 ? " (ranks " : " (rank ");
-			add_rank_list(&sb, ranks, nr);
-			strbuf_addch(&sb, ')');
-		}
+		if (p->nranks > 1)
+			add_group_ranks(p, &sb, ranks, nr);
 		fit_label(&sb, max_chars);
 		m->leads = true;
 		m->label = xstrdup(sb.buf);
@@ -868,7 +1144,7 @@ static void label_marks(struct plot *p)
 static void lay_out(struct plot *p)
 {
 	struct plot_geom *g = &p->g;
-	double bottom_fixed, top;
+	double bottom_fixed, top, strips;
 	uint32_t depth = 0;
 
 	g->width = p->o.width;
@@ -879,8 +1155,9 @@ static void lay_out(struct plot *p)
 	if (g->ncols < 1)
 		g->ncols = 1;
 	g->title_y = 24;
-	g->subtitle_y = 42;
-	g->legend_top = 50;
+	g->inputs_y = 42;
+	g->subtitle_y = 57;
+	g->legend_top = 65;
 	top = lay_out_legend(p, g->legend_top);
 	label_marks(p);
 	g->lanes_top = top + 4;
@@ -893,15 +1170,18 @@ static void lay_out(struct plot *p)
 
 	g->nog_h = p->unmatched ? 10 : 0;
 	g->inf_h = 18;
+	g->g0_h = p->golden0 ? 18 : 0;
 	g->zero_h = 18;
 	g->rug_h = 8;
 	bottom_fixed = 22 + g->band_rows * PLOT_BAND_H + (g->band_rows ? 8 : 0) + 22;
-	if (g->height - bottom_fixed - g->area_top - g->nog_h - g->inf_h - g->zero_h - g->rug_h - 16 < 120)
-		g->height = (int)ceil(bottom_fixed + g->area_top + g->nog_h + g->inf_h + g->zero_h + g->rug_h + 16 + 120);
+	strips = g->nog_h + g->inf_h + g->g0_h + g->zero_h + g->rug_h + 16;
+	if (g->height - bottom_fixed - g->area_top - strips < 120)
+		g->height = (int)ceil(bottom_fixed + g->area_top + strips + 120);
 	g->area_bottom = g->height - bottom_fixed;
 	g->nog_top = g->area_top;
 	g->inf_top = g->nog_top + g->nog_h;
-	g->log_top = g->inf_top + g->inf_h + 8;
+	g->g0_top = g->inf_top + g->inf_h;
+	g->log_top = g->g0_top + g->g0_h + 8;
 	g->rug_top = g->area_bottom - g->rug_h;
 	g->zero_top = g->rug_top - g->zero_h;
 	g->log_bottom = g->zero_top - 8;
@@ -910,8 +1190,7 @@ static void lay_out(struct plot *p)
 	g->xtitle_y = g->bands_top + g->band_rows * PLOT_BAND_H + (g->band_rows ? 8 : 0) + 14;
 }
 
-/* The pixel column of the data area an x falls in (that of its slot's middle). */
-static int col_of(const struct plot *p, int64_t x)
+int plot_col_of(const struct plot *p, int64_t x)
 {
 	int c = (int)floor(plot_x_px(p, x) - p->g.left);
 	return c < 0 ? 0 : c >= p->g.ncols ? p->g.ncols - 1 : c;
@@ -926,6 +1205,7 @@ static void aggregate(struct plot *p)
 	p->col_diff = xcalloc(ncols, 1);
 	p->col_nog = xcalloc(ncols, 1);
 	p->col_zero = xcalloc(ncols, 1);
+	p->col_g0 = xcalloc(ncols, 1);
 	for (size_t i = 0; i < p->nranks; i++) {
 		struct plot_rank *r = &p->ranks[i];
 		size_t gap = 0;
@@ -933,7 +1213,7 @@ static void aggregate(struct plot *p)
 		r->cols = xcalloc(ncols, sizeof(*r->cols));
 		for (size_t k = 0; k < r->n; k++) {
 			const struct plot_point *pt = &r->v[k];
-			int c = col_of(p, pt->x);
+			int c = plot_col_of(p, pt->x);
 			struct plot_col *col = &r->cols[c];
 			float x = (float)plot_x_px(p, pt->x), y = (float)plot_point_y(p, pt);
 			if (pt->flags & PF_BACKWARD)
@@ -946,8 +1226,12 @@ static void aggregate(struct plot *p)
 				p->col_nog[c] = 1;
 				continue; /* no value: not on the line */
 			}
-			if (pt->ykind == Y_ZERO || pt->ykind == Y_NONE) {
-				p->col_zero[c] = 1;
+			if (pt->ykind == Y_ZERO || pt->ykind == Y_NONE || pt->ykind == Y_GOLDEN0) {
+				/* not on the line: no relative difference (golden 0) is no small one either */
+				if (pt->ykind == Y_GOLDEN0)
+					p->col_g0[c] = 1;
+				else
+					p->col_zero[c] = 1;
 				gap++;
 				continue;
 			}
@@ -956,17 +1240,21 @@ static void aggregate(struct plot *p)
 				col->gap = gap >= PLOT_GAP_LEAVES && x - last_x > PLOT_GAP;
 				col->first_x = x;
 				col->first_y = col->min_y = col->max_y = y;
+				col->first_i = col->min_i = col->max_i = (uint32_t)k;
 			}
 			if (y < col->min_y) {
 				col->min_y = y;
 				col->min_at = col->n;
+				col->min_i = (uint32_t)k;
 			}
 			if (y > col->max_y) {
 				col->max_y = y;
 				col->max_at = col->n;
+				col->max_i = (uint32_t)k;
 			}
 			col->last_x = x;
 			col->last_y = y;
+			col->last_i = (uint32_t)k;
 			col->n++;
 			gap = 0;
 			last_x = x;
@@ -1003,6 +1291,34 @@ static void marks_where(struct plot *p)
 		}
 }
 
+/*
+ * After the ranks are sorted: each one's label and colour, the ranks that
+ * started it (probe-first's), and the rank of each row of the table.
+ */
+static void name_ranks(struct plot *p)
+{
+	struct strbuf sb = STRBUF_INIT;
+	struct first_mark fm;
+	for (size_t i = 0; i < p->nranks; i++) {
+		struct plot_rank *r = &p->ranks[i];
+		strbuf_reset(&sb);
+		leafrec_rank_label(&sb, r->rank, r->proc);
+		r->label = xstrdup(sb.buf);
+		r->color = plot_palette[i % PLOT_NPALETTE];
+	}
+	for (size_t k = 0; k < first_found(p->first_div); k++) {
+		first_mark_at(p->first_div, k, &fm);
+		for (size_t i = 0; i < p->nranks; i++)
+			if (fm.started && p->ranks[i].rank == fm.rank)
+				p->ranks[i].started = true;
+	}
+	for (size_t k = 0; k < p->nrows; k++)
+		for (size_t i = 0; i < p->nranks; i++)
+			if (p->ranks[i].rank == p->rows[k].rank)
+				p->rows[k].rank_index = i;
+	strbuf_release(&sb);
+}
+
 static int finish_plot(struct plot *p, struct strbuf *err)
 {
 	size_t points = 0;
@@ -1026,7 +1342,7 @@ static int finish_plot(struct plot *p, struct strbuf *err)
 	}
 	if (p->metric == PLOT_AUTO)
 		p->metric = PLOT_REL; /* no record had metrics: every leaf goes on the zero band */
-	if (!p->values && !p->nonfinite && p->diverging) {
+	if (!p->values && !p->nonfinite && !p->golden0 && p->diverging) {
 		/* divergences the metric cannot show: say so rather than draw a flat line */
 		bool any = false;
 		for (size_t i = 0; i < p->nranks && !any; i++)
@@ -1039,8 +1355,7 @@ static int finish_plot(struct plot *p, struct strbuf *err)
 		}
 	}
 	qsort(p->ranks, p->nranks, sizeof(*p->ranks), by_rank);
-	for (size_t i = 0; i < p->nranks; i++)
-		p->ranks[i].color = (int)(i % PLOT_NPALETTE);
+	name_ranks(p);
 	find_extent(p);
 	collect_marks(p);
 	marks_where(p);

@@ -10,15 +10,29 @@
  * runs; the first divergence of each rank as probe-first(1) finds it and
  * the first non-finite value as probe-first --nonfinite finds it (the same
  * code, lib/compare/first.c, decides both); the module bands from the records'
- * module chains.  plot_write_svg() and plot_write_html() (plotsvg.c)
- * draw the model.
+ * module chains.  plot_write_svg() (plotsvg.c) and plot_write_html()
+ * (plothtml.c) draw the model.
+ *
+ * Where a leaf's value goes: the log scale; the band "0" (exactly 0, or no
+ * value of the metric); the band "inf/nan" (an inf or a NaN in the values,
+ * a non-finite absolute difference); the strip "golden 0", for a relative
+ * difference against a golden statistic of exactly 0 (probe-metric writes
+ * its rel "inf", msprobe its MaxRelativeErr "inf" and its Cosine "Nan"),
+ * which is no number and no non-finite value either: the absolute
+ * difference is kept for the tooltip and the table.
+ *
+ * Ranks are named as every tool names them (leafrec_rank_label(): "rank 3",
+ * "proc2016", "no rank"), coloured from a table whose first n colours are
+ * far apart for every n (plotmodel.h), and the ranks that started it (as
+ * probe-first finds them) are named in the legend whatever their number.
  *
  * x is the target leaf's seq; a later step of the same rank continues
  * after the last x of the earlier one.  Golden-only pairs have no place
  * on the target's axis and are only counted.
  *
- * Memory: per leaf 24 bytes (x, value, module chain, flags); the module
- * names and chains once; the rows of the HTML table (at most table_rows);
+ * Memory: per leaf 32 bytes (x, value, module chain, name, flags); the
+ * leaf names, module names and chains once each; the dumps' paths once
+ * each (for the title); the rows of the HTML table (at most table_rows);
  * per rank and pixel column one aggregate after plot_finish().
  */
 #ifndef PROBE_PLOT_H
@@ -53,7 +67,7 @@ struct plot_options {
 	int module_depth;            /* rows of module bands at most (0: none) */
 	size_t table_rows;           /* HTML: divergent leaves listed at most */
 	struct first_options first;  /* the band under which the first divergence is found (probe-first's) */
-	const char *source;          /* the input's name, for the caption */
+	const char *source;          /* the input's name, "-" for standard input: the title says what the records' dumps are */
 };
 
 /* Sets the defaults: every rank and x, 1200 x 600, 3 module rows, 2000 table rows, bitwise. */
@@ -79,7 +93,15 @@ struct line_sink plot_sink(struct plot *ctx);
 
 /* The picture as a standalone SVG document, after plot_finish(). */
 void plot_write_svg(const struct plot *p, struct strbuf *out);
-/* A single HTML page: the picture, the marks, a sortable table of the divergent leaves; nothing fetched. */
+/*
+ * A single HTML page, nothing fetched: the picture, with a tooltip on every
+ * point drawn (leaf, rank, value) and a click on a point or a mark finding
+ * its row; the ranks and their colours; the marks; the table of the leaves
+ * that are not the same (sortable, filtered by a text box, its head in
+ * view, coloured by verdict with a key).  The points are in the page as
+ * JSON for its script: in a dense picture, the vertices of the lines and
+ * one leaf per column of each strip.
+ */
 void plot_write_html(const struct plot *p, struct strbuf *out);
 
 #endif

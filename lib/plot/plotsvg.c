@@ -1,7 +1,7 @@
 /*
- * plotsvg.c: draws the model plot.c laid out, as SVG, or as an HTML page
- * holding that SVG and a table.  Nothing here reads records or decides
- * where anything goes beyond what follows directly from the geometry.
+ * plotsvg.c: draws the model plot.c laid out, as SVG (plothtml.c puts it in
+ * the HTML page).  Nothing here reads records or decides where anything
+ * goes beyond what follows directly from the geometry.
  */
 #include "plotmodel.h"
 #include "../core/utf8.h"
@@ -13,6 +13,7 @@
 #define AXIS "#555555"
 #define MUTED "#666666"
 #define SHADE "#f1f1f1"
+#define GOLDEN0 "#6b7785"
 /* Text over the data stays readable: a white outline under the glyphs. */
 #define HALO "stroke=\"#fff\" stroke-width=\"3\" paint-order=\"stroke\""
 
@@ -30,11 +31,7 @@ static size_t utf8_len(const unsigned char *s, size_t n)
 	return cp == 0xfffe || cp == 0xffff ? 0 : (size_t)len;
 }
 
-/*
- * s as XML character data or attribute value: the five specials escaped,
- * characters XML cannot hold (controls, broken UTF-8) as U+FFFD.
- */
-static void add_xml(struct strbuf *out, const char *s)
+void plot_add_xml(struct strbuf *out, const char *s)
 {
 	const unsigned char *p = (const unsigned char *)s;
 	size_t n = strlen(s);
@@ -65,7 +62,7 @@ static void add_xml(struct strbuf *out, const char *s)
 static void text(struct strbuf *out, double x, double y, const char *attrs, const char *s)
 {
 	strbuf_addf(out, "<text x=\"%.1f\" y=\"%.1f\"%s%s>", x, y, *attrs ? " " : "", attrs);
-	add_xml(out, s);
+	plot_add_xml(out, s);
 	strbuf_addstr(out, "</text>\n");
 }
 
@@ -91,12 +88,11 @@ static void text_fit(struct strbuf *out, double x, double y, const char *attrs, 
 static void tooltip(struct strbuf *out, const char *s)
 {
 	strbuf_addstr(out, "<title>");
-	add_xml(out, s);
+	plot_add_xml(out, s);
 	strbuf_addstr(out, "</title>");
 }
 
-/* A number for people: "0.0123", "1.5e-07", "inf". */
-static void add_number(struct strbuf *out, double v)
+void plot_add_number(struct strbuf *out, double v)
 {
 	if (isnan(v))
 		strbuf_addstr(out, "nan");
@@ -104,6 +100,69 @@ static void add_number(struct strbuf *out, double v)
 		strbuf_addstr(out, v < 0 ? "-inf" : "inf");
 	else
 		strbuf_addf(out, "%.4g", v);
+}
+
+/* ---- points and ranks ------------------------------------------------------------ */
+
+/* data-rank (when it has one) and data-ri (the rank's place among those drawn, for the page's script). */
+static void rank_attrs(const struct plot *p, const struct plot_rank *r, struct strbuf *out)
+{
+	if (r->rank >= 0)
+		strbuf_addf(out, "data-rank=\"%lld\" ", (long long)r->rank);
+	strbuf_addf(out, "data-ri=\"%zu\"", (size_t)(r - p->ranks));
+}
+
+/* The step and seq of a point, from its x and its rank's steps; seq -1 when the leaf had none. */
+static void point_place(const struct plot_rank *r, const struct plot_point *pt, int64_t *step, int64_t *seq)
+{
+	size_t i = 0;
+	while (i + 1 < r->nsteps && r->steps[i + 1].x <= pt->x)
+		i++;
+	*step = r->nsteps ? r->steps[i].step : -1;
+	*seq = r->nsteps ? pt->x - r->steps[i].x : -1;
+}
+
+/* What a point's value is, for people: "rel 0.0123", "golden 0: abs 0.5", "rel inf", "no rel". */
+static void point_value(const struct plot *p, const struct plot_point *pt, struct strbuf *out)
+{
+	const char *m = p->metric == PLOT_COS ? "1 - cos" : plot_metric_names[p->metric];
+	if (pt->flags & PF_UNMATCHED) {
+		strbuf_addstr(out, "no golden");
+		return;
+	}
+	if (p->metric == PLOT_MD5 && (pt->ykind == Y_VALUE || pt->ykind == Y_ZERO)) {
+		strbuf_addstr(out, pt->ykind == Y_VALUE ? "CRC-32 differs" : "CRC-32 same");
+		return;
+	}
+	switch (pt->ykind) {
+	case Y_NONE:
+		strbuf_addf(out, "no %s", m);
+		break;
+	case Y_ZERO:
+		strbuf_addf(out, "%s 0", m);
+		break;
+	case Y_GOLDEN0:
+		strbuf_addstr(out, "golden 0: abs ");
+		plot_add_number(out, pt->y);
+		break;
+	default:
+		strbuf_addf(out, "%s ", m);
+		plot_add_number(out, pt->y);
+	}
+}
+
+void plot_point_text(const struct plot *p, const struct plot_rank *r, const struct plot_point *pt,
+			    struct strbuf *out)
+{
+	int64_t step, seq;
+	point_place(r, pt, &step, &seq);
+	strbuf_addf(out, "%s\n%s", p->names[pt->name], r->label);
+	if (step >= 0)
+		strbuf_addf(out, ", step %lld", (long long)step);
+	if (seq >= 0)
+		strbuf_addf(out, ", seq %lld", (long long)seq);
+	strbuf_addch(out, '\n');
+	point_value(p, pt, out);
 }
 
 /* ---- pieces of the picture ---------------------------------------------------- */
@@ -125,8 +184,19 @@ static void draw_header(const struct plot *p, struct strbuf *out, struct strbuf 
 	text_fit(out, g->left, g->title_y, "font-size=\"15\" font-weight=\"bold\" fill=\"#222\"", tmp->buf,
 		 (g->width - g->left - 8) / 1.1, 15);
 	strbuf_reset(tmp);
-	strbuf_addf(tmp, "%s: %zu leaves of %zu rank%s along execution order; %llu diverge", p->o.source, leaves,
-		    p->nranks, p->nranks == 1 ? "" : "s", (unsigned long long)p->diverging);
+	plot_inputs_label(p, tmp);
+	text_fit(out, g->left, g->inputs_y, "class=\"inputs\" font-size=\"11\" fill=\"#333\"", tmp->buf,
+		 g->width - g->left - 8, 11);
+	strbuf_reset(tmp);
+	if (p->nranks == 1)
+		strbuf_addf(tmp, "%s: %zu leaves along execution order; ", p->ranks[0].label, leaves);
+	else
+		strbuf_addf(tmp, "%zu ranks: %zu leaves along execution order; ", p->nranks, leaves);
+	strbuf_addf(tmp, "%llu diverge", (unsigned long long)p->diverging);
+	if (p->golden0)
+		strbuf_addf(tmp, ", %llu against a golden of 0", (unsigned long long)p->golden0);
+	if (p->nonfinite)
+		strbuf_addf(tmp, ", %llu inf/nan", (unsigned long long)p->nonfinite);
 	if (p->unmatched)
 		strbuf_addf(tmp, ", %llu without a golden", (unsigned long long)p->unmatched);
 	if (p->golden_only)
@@ -136,7 +206,8 @@ static void draw_header(const struct plot *p, struct strbuf *out, struct strbuf 
 		if (p->o.to >= 0)
 			strbuf_addi(tmp, p->o.to);
 	}
-	text_fit(out, g->left, g->subtitle_y, "font-size=\"11\" fill=\"" MUTED "\"", tmp->buf, g->width - g->left - 8, 11);
+	text_fit(out, g->left, g->subtitle_y, "class=\"counts\" font-size=\"11\" fill=\"" MUTED "\"", tmp->buf,
+		 g->width - g->left - 8, 11);
 }
 
 static void diamond(struct strbuf *out, double x, double y, double r, const char *fill)
@@ -158,8 +229,8 @@ static void draw_legend(const struct plot *p, struct strbuf *out)
 		double x = it->x, y = it->y;
 		switch (it->kind) {
 		case LEGEND_RANK:
-			strbuf_addf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" stroke-width=\"2\"/>",
-				    x, y - 4, x + 16, y - 4, plot_palette[it->color]);
+			strbuf_addf(out, "<line class=\"legend-rank\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" stroke-width=\"2\"/>",
+				    x, y - 4, x + 16, y - 4, it->color);
 			break;
 		case LEGEND_DIVERGENCE:
 			diamond(out, x + 8, y - 4, 5, PLOT_RED);
@@ -181,8 +252,8 @@ static void draw_legend(const struct plot *p, struct strbuf *out)
 		}
 		x += it->kind == LEGEND_NOTE ? 0 : 22;
 		text_fit(out, x, y,
-			 it->kind == LEGEND_NOTE ? "font-size=\"11\" font-style=\"italic\" fill=\"" MUTED "\""
-						 : "font-size=\"11\" fill=\"#333\"",
+			 it->kind == LEGEND_NOTE ? "class=\"legend\" font-size=\"11\" font-style=\"italic\" fill=\"" MUTED "\""
+						 : "class=\"legend\" font-size=\"11\" fill=\"#333\"",
 			 it->text, p->g.width - 4 - x, 11);
 	}
 }
@@ -280,6 +351,16 @@ static void draw_y_axis(const struct plot *p, struct strbuf *out)
 		    g->left, g->inf_top + g->inf_h, g->right, g->inf_top + g->inf_h);
 	text(out, g->left - 6, g->inf_top + g->inf_h / 2 + 4, "font-size=\"11\" text-anchor=\"end\" fill=\"#333\"",
 	     "inf/nan");
+	if (g->g0_h > 0) {
+		strbuf_addf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#ccc\" stroke-dasharray=\"2 2\"/>\n",
+			    g->left, g->g0_top + g->g0_h, g->right, g->g0_top + g->g0_h);
+		strbuf_addstr(out, "<g class=\"golden0-axis\">");
+		tooltip(out, "leaves whose golden statistic is exactly 0: no relative difference exists (the absolute one "
+			     "is in the tooltip and the table)");
+		text(out, g->left - 6, g->g0_top + g->g0_h / 2 + 4, "font-size=\"11\" text-anchor=\"end\" fill=\"#333\"",
+		     "golden 0");
+		strbuf_addstr(out, "</g>\n");
+	}
 	strbuf_addf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#ccc\" stroke-dasharray=\"2 2\"/>\n",
 		    g->left, g->zero_top, g->right, g->zero_top);
 	text(out, g->left - 6, g->zero_top + g->zero_h / 2 + 4, "font-size=\"11\" text-anchor=\"end\" fill=\"#333\"",
@@ -292,7 +373,7 @@ static void draw_y_axis(const struct plot *p, struct strbuf *out)
 	mid = (g->log_top + g->log_bottom) / 2;
 	strbuf_addf(out, "<text x=\"16\" y=\"%.1f\" font-size=\"11\" fill=\"#333\" text-anchor=\"middle\" transform=\"rotate(-90 16 %.1f)\">",
 		    mid, mid);
-	add_xml(out, plot_metric_axis(p->metric));
+	plot_add_xml(out, plot_metric_axis(p->metric));
 	strbuf_addstr(out, "</text>\n");
 }
 
@@ -350,8 +431,10 @@ static void draw_rank_line(const struct plot *p, const struct plot_rank *r, stru
 	struct pen pen = { 0, 0, 0 };
 	bool started = false;
 	size_t start = out->len;
-	strbuf_addf(out, "<path class=\"rank\" data-rank=\"%lld\" fill=\"none\" stroke=\"%s\" stroke-width=\"1.3\" stroke-linejoin=\"round\" stroke-linecap=\"round\" d=\"",
-		    (long long)r->rank, plot_palette[r->color]);
+	strbuf_addstr(out, "<path class=\"rank\" ");
+	rank_attrs(p, r, out);
+	strbuf_addf(out, " fill=\"none\" stroke=\"%s\" stroke-width=\"1.3\" stroke-linejoin=\"round\" stroke-linecap=\"round\" d=\"",
+		    r->color);
 	for (int c = 0; c < g->ncols; c++) {
 		const struct plot_col *col = &r->cols[c];
 		double mx = g->left + c + 0.5;
@@ -374,23 +457,35 @@ static void draw_rank_line(const struct plot *p, const struct plot_rank *r, stru
 	strbuf_addstr(out, "\"/>\n");
 }
 
-/* When there are few points, each is drawn too: filled when it diverges. */
-static void draw_points(const struct plot *p, const struct plot_rank *r, struct strbuf *out)
+/* When there are few points, each is drawn too: filled when it diverges; in the SVG, each with its tooltip. */
+static void draw_points(const struct plot *p, const struct plot_rank *r, struct strbuf *out, bool html)
 {
-	strbuf_addf(out, "<g class=\"points\" data-rank=\"%lld\" stroke=\"%s\">", (long long)r->rank,
-		    plot_palette[r->color]);
+	struct strbuf tip = STRBUF_INIT;
+	strbuf_addstr(out, "<g class=\"points\" ");
+	rank_attrs(p, r, out);
+	strbuf_addf(out, " stroke=\"%s\">", r->color);
 	for (size_t k = 0; k < r->n; k++) {
 		const struct plot_point *pt = &r->v[k];
 		if (pt->flags & PF_UNMATCHED || pt->x < p->xmin || pt->x > p->xmax)
 			continue;
-		strbuf_addf(out, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"2.5\" fill=\"%s\"/>", plot_x_px(p, pt->x),
-			    plot_point_y(p, pt), pt->flags & PF_DIFF ? plot_palette[r->color] : "#fff");
+		strbuf_addf(out, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"2.5\" fill=\"%s\"", plot_x_px(p, pt->x),
+			    plot_point_y(p, pt), pt->flags & PF_DIFF ? r->color : "#fff");
+		if (html) {
+			/* the page's own tooltip shows it (page.js) */
+			strbuf_addstr(out, "/>");
+			continue;
+		}
+		strbuf_reset(&tip);
+		plot_point_text(p, r, pt, &tip);
+		strbuf_addstr(out, ">");
+		tooltip(out, tip.buf);
+		strbuf_addstr(out, "</circle>");
 	}
 	strbuf_addstr(out, "</g>\n");
+	strbuf_release(&tip);
 }
 
-/* Few enough points to draw each one. */
-static bool sparse(const struct plot *p)
+bool plot_sparse(const struct plot *p)
 {
 	size_t points = 0;
 	for (size_t i = 0; i < p->nranks; i++)
@@ -398,22 +493,24 @@ static bool sparse(const struct plot *p)
 	return points <= (size_t)p->g.ncols / 3;
 }
 
-static void draw_data(const struct plot *p, struct strbuf *out)
+static void draw_data(const struct plot *p, struct strbuf *out, bool html)
 {
 	/* rank 0 last, so on top */
 	for (size_t i = p->nranks; i-- > 0;)
 		draw_rank_line(p, &p->ranks[i], out);
-	if (sparse(p))
+	if (plot_sparse(p))
 		for (size_t i = p->nranks; i-- > 0;)
-			draw_points(p, &p->ranks[i], out);
+			draw_points(p, &p->ranks[i], out, html);
 }
 
-static void mark_tooltip(const struct plot_mark *m, struct strbuf *tmp)
+void plot_mark_text(const struct plot *p, const struct plot_mark *m, struct strbuf *tmp)
 {
 	strbuf_reset(tmp);
-	strbuf_addf(tmp, "%s, rank %lld, step %lld, seq %lld: %s (%s)",
-		    m->kind == MARK_DIVERGENCE ? "first divergence" : "first non-finite", (long long)m->rank,
-		    (long long)m->step, (long long)m->seq, m->leaf, m->role);
+	strbuf_addf(tmp, "%s, %s, ", m->kind == MARK_DIVERGENCE ? "first divergence" : "first non-finite",
+		    plot_rank_label(p, m->rank));
+	if (m->step >= 0)
+		strbuf_addf(tmp, "step %lld, ", (long long)m->step);
+	strbuf_addf(tmp, "seq %lld: %s (%s)", (long long)m->seq, m->leaf, m->role);
 	if (m->where && *m->where)
 		strbuf_addf(tmp, " at %s", m->where);
 }
@@ -438,12 +535,13 @@ static void draw_marks(const struct plot *p, struct strbuf *out, struct strbuf *
 		const struct plot_mark *m = &p->marks[i];
 		if (!m->shown)
 			continue;
-		strbuf_addf(out, "<g class=\"mark\" data-kind=\"%s\" data-rank=\"%lld\" data-step=\"%lld\" data-seq=\"%lld\" data-x=\"%lld\" data-leaf=\"",
-			    m->kind == MARK_DIVERGENCE ? "divergence" : "nonfinite", (long long)m->rank, (long long)m->step,
+		strbuf_addf(out, "<g class=\"mark\" data-kind=\"%s\" ", m->kind == MARK_DIVERGENCE ? "divergence" : "nonfinite");
+		rank_attrs(p, plot_rank_drawn(p, m->rank), out);
+		strbuf_addf(out, " data-step=\"%lld\" data-seq=\"%lld\" data-x=\"%lld\" data-leaf=\"", (long long)m->step,
 			    (long long)m->seq, (long long)m->x);
-		add_xml(out, m->leaf);
+		plot_add_xml(out, m->leaf);
 		strbuf_addstr(out, "\">");
-		mark_tooltip(m, tmp);
+		plot_mark_text(p, m, tmp);
 		tooltip(out, tmp->buf);
 		if (m->kind == MARK_DIVERGENCE)
 			diamond(out, m->px, m->py, 6, PLOT_RED);
@@ -575,7 +673,7 @@ static void draw_modules(const struct plot *p, struct strbuf *out, struct strbuf
 	}
 }
 
-static void svg_body(const struct plot *p, struct strbuf *out)
+void plot_svg_body(const struct plot *p, struct strbuf *out, bool html)
 {
 	const struct plot_geom *g = &p->g;
 	struct strbuf tmp = STRBUF_INIT;
@@ -584,8 +682,8 @@ static void svg_body(const struct plot *p, struct strbuf *out)
 		    g->width, g->height, g->width, g->height);
 	strbuf_addstr(out, "<title>");
 	strbuf_addstr(&tmp, "probe-plot: ");
-	strbuf_addstr(&tmp, p->o.source);
-	add_xml(out, tmp.buf);
+	plot_inputs_label(p, &tmp);
+	plot_add_xml(out, tmp.buf);
 	strbuf_addstr(out, "</title>\n");
 	strbuf_addf(out, "<rect width=\"%d\" height=\"%d\" fill=\"#fff\"/>\n", g->width, g->height);
 	draw_header(p, out, &tmp);
@@ -597,9 +695,12 @@ static void svg_body(const struct plot *p, struct strbuf *out)
 	if (g->nog_h > 0)
 		draw_column_runs(p, out, p->col_nog, g->nog_top + 2, g->nog_h - 4, "#999", "unmatched");
 	draw_column_runs(p, out, p->col_diff, g->rug_top + 1, g->rug_h - 2, PLOT_RED, "diverges");
-	if (!sparse(p))
+	if (!plot_sparse(p)) {
 		draw_column_runs(p, out, p->col_zero, g->zero_top + g->zero_h / 2 - 2, 4, "#9aa5b1", "zero");
-	draw_data(p, out);
+		if (g->g0_h > 0)
+			draw_column_runs(p, out, p->col_g0, g->g0_top + g->g0_h / 2 - 3, 6, GOLDEN0, "golden0");
+	}
+	draw_data(p, out, html);
 	draw_marks(p, out, &tmp);
 	draw_x_axis(p, out);
 	draw_modules(p, out, &tmp);
@@ -610,171 +711,6 @@ static void svg_body(const struct plot *p, struct strbuf *out)
 void plot_write_svg(const struct plot *p, struct strbuf *out)
 {
 	strbuf_addstr(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
-	svg_body(p, out);
+	plot_svg_body(p, out, false);
 }
 
-/* ---- HTML ----------------------------------------------------------------------- */
-
-static const char html_style[] =
-	"body{font-family:" PLOT_SANS ";margin:16px 24px;color:#222}\n"
-	"h1{font-size:18px}h2{font-size:15px;margin-top:24px}\n"
-	"table{border-collapse:collapse;font-size:12px}\n"
-	"th,td{border-bottom:1px solid #ddd;padding:3px 8px;text-align:left;vertical-align:top}\n"
-	"th{cursor:pointer;background:#f4f4f4;position:sticky;top:0}\n"
-	"th[aria-sort=ascending]::after{content:\" \\25B2\"}th[aria-sort=descending]::after{content:\" \\25BC\"}\n"
-	"td.num{text-align:right;font-variant-numeric:tabular-nums}\n"
-	"td.leaf,td.mono{font-family:" PLOT_MONO "}\n"
-	"td.reason{min-width:28em;max-width:48em;overflow-wrap:anywhere;color:#444}\n"
-	"svg{max-width:100%;height:auto}\n"
-	".diff{color:" PLOT_RED "}.note{color:#666}\n";
-
-/* Sorts the table by the clicked column: numbers by data-v, text as text. */
-static const char html_script[] =
-	"//<![CDATA[\n"
-	"(function () {\n"
-	"  var table = document.getElementById('leaves');\n"
-	"  if (!table) return;\n"
-	"  var heads = table.tHead.rows[0].cells;\n"
-	"  function key(row, i, num) {\n"
-	"    var c = row.cells[i];\n"
-	"    if (!num) return c.textContent;\n"
-	"    var v = parseFloat(c.getAttribute('data-v'));\n"
-	"    return isNaN(v) ? -Infinity : v;\n"
-	"  }\n"
-	"  Array.prototype.forEach.call(heads, function (th, i) {\n"
-	"    th.addEventListener('click', function () {\n"
-	"      var num = th.getAttribute('data-type') === 'num';\n"
-	"      var down = th.getAttribute('aria-sort') === 'ascending';\n"
-	"      var body = table.tBodies[0];\n"
-	"      var rows = Array.prototype.slice.call(body.rows);\n"
-	"      rows.sort(function (a, b) {\n"
-	"        var x = key(a, i, num), y = key(b, i, num);\n"
-	"        var d = x < y ? -1 : x > y ? 1 : 0;\n"
-	"        return down ? -d : d;\n"
-	"      });\n"
-	"      Array.prototype.forEach.call(heads, function (h) { h.removeAttribute('aria-sort'); });\n"
-	"      th.setAttribute('aria-sort', down ? 'descending' : 'ascending');\n"
-	"      rows.forEach(function (r) { body.appendChild(r); });\n"
-	"    });\n"
-	"  });\n"
-	"})();\n"
-	"//]]>\n";
-
-static void cell(struct strbuf *out, const char *cls, const char *s)
-{
-	strbuf_addf(out, "<td%s%s%s>", *cls ? " class=\"" : "", cls, *cls ? "\"" : "");
-	add_xml(out, s);
-	strbuf_addstr(out, "</td>");
-}
-
-static void num_cell(struct strbuf *out, double sort_value, const char *shown)
-{
-	strbuf_addstr(out, "<td class=\"num\" data-v=\"");
-	if (isnan(sort_value))
-		strbuf_addstr(out, "NaN");
-	else if (isinf(sort_value))
-		strbuf_addstr(out, sort_value < 0 ? "-1e309" : "1e309");
-	else
-		strbuf_addf(out, "%.17g", sort_value);
-	strbuf_addstr(out, "\">");
-	add_xml(out, shown);
-	strbuf_addstr(out, "</td>");
-}
-
-/* The innermost module of a chain, for the table. */
-static const char *innermost(const struct plot *p, uint32_t chain)
-{
-	const struct plot_chain *c = &p->chains[chain];
-	return c->depth ? p->modules[c->modules[c->depth - 1]] : "";
-}
-
-static void html_marks(const struct plot *p, struct strbuf *out, struct strbuf *tmp)
-{
-	strbuf_addstr(out, "<h2>Marks</h2>\n<ul id=\"marks\">\n");
-	if (!p->nmarks)
-		strbuf_addstr(out, "<li class=\"note\">No divergence and no non-finite value.</li>\n");
-	for (size_t i = 0; i < p->nmarks; i++) {
-		const struct plot_mark *m = &p->marks[i];
-		strbuf_addf(out, "<li class=\"%s\">", m->kind == MARK_DIVERGENCE ? "divergence" : "nonfinite");
-		mark_tooltip(m, tmp);
-		add_xml(out, tmp->buf);
-		if (!m->shown)
-			strbuf_addstr(out, " <span class=\"note\">(outside the range drawn)</span>");
-		strbuf_addstr(out, "</li>\n");
-	}
-	strbuf_addstr(out, "</ul>\n");
-}
-
-static void html_table(const struct plot *p, struct strbuf *out, struct strbuf *tmp)
-{
-	strbuf_addstr(out, "<h2>Leaves that are not the same</h2>\n<p class=\"note\">");
-	strbuf_addf(out, "%zu listed", p->nrows);
-	if (p->nrows >= p->o.table_rows)
-		strbuf_addf(out, " (the first %zu: see --table-rows)", p->o.table_rows);
-	strbuf_addstr(out, "; click a heading to sort.</p>\n");
-	strbuf_addstr(out, "<table id=\"leaves\"><thead><tr><th data-type=\"num\">rank</th><th data-type=\"num\">x</th>"
-			   "<th data-type=\"num\">seq</th><th>leaf</th><th>state</th><th>verdict</th>"
-			   "<th data-type=\"num\">");
-	add_xml(out, plot_metric_names[p->metric]);
-	strbuf_addstr(out, "</th><th>module</th><th>where</th><th>reason</th></tr></thead>\n<tbody>\n");
-	for (size_t i = 0; i < p->nrows; i++) {
-		const struct plot_row *r = &p->rows[i];
-		double v = r->ykind == Y_VALUE ? r->y : r->ykind == Y_ZERO ? 0 : r->ykind == Y_INF ? INFINITY : NAN;
-		strbuf_addf(out, "<tr%s>", !strcmp(r->verdict, "diff") ? " class=\"diff\"" : "");
-		strbuf_reset(tmp);
-		strbuf_addi(tmp, r->rank);
-		num_cell(out, (double)r->rank, tmp->buf);
-		strbuf_reset(tmp);
-		strbuf_addi(tmp, r->x);
-		num_cell(out, (double)r->x, tmp->buf);
-		strbuf_reset(tmp);
-		strbuf_addi(tmp, r->seq);
-		num_cell(out, (double)r->seq, tmp->buf);
-		cell(out, "leaf", r->leaf);
-		cell(out, "", r->state);
-		cell(out, "", r->verdict);
-		strbuf_reset(tmp);
-		if (r->ykind == Y_NONE)
-			strbuf_addstr(tmp, "");
-		else
-			add_number(tmp, r->ykind == Y_ZERO ? 0 : r->y);
-		num_cell(out, v, tmp->buf);
-		cell(out, "mono", innermost(p, r->chain));
-		cell(out, "mono", r->where ? r->where : "");
-		strbuf_reset(tmp);
-		strbuf_addstr(tmp, r->reason);
-		if (tmp->len > 300) {
-			/* cut on a character boundary */
-			size_t n = 297;
-			while (n && ((unsigned char)tmp->buf[n] & 0xc0) == 0x80)
-				n--;
-			strbuf_setlen(tmp, n);
-			strbuf_addstr(tmp, "...");
-		}
-		cell(out, "reason", tmp->buf);
-		strbuf_addstr(out, "</tr>\n");
-	}
-	strbuf_addstr(out, "</tbody></table>\n");
-}
-
-void plot_write_html(const struct plot *p, struct strbuf *out)
-{
-	struct strbuf tmp = STRBUF_INIT;
-	strbuf_addstr(out, "<!DOCTYPE html>\n<html xmlns=\"http://www.w3.org/1999/xhtml\" lang=\"en\">\n<head>\n"
-			   "<meta charset=\"utf-8\"/>\n<title>");
-	strbuf_addstr(&tmp, "probe-plot: ");
-	strbuf_addstr(&tmp, p->o.source);
-	add_xml(out, tmp.buf);
-	strbuf_addstr(out, "</title>\n<style>\n");
-	strbuf_addstr(out, html_style);
-	strbuf_addstr(out, "</style>\n</head>\n<body>\n<h1>");
-	add_xml(out, tmp.buf);
-	strbuf_addstr(out, "</h1>\n");
-	svg_body(p, out);
-	html_marks(p, out, &tmp);
-	html_table(p, out, &tmp);
-	strbuf_addstr(out, "<script>\n");
-	strbuf_addstr(out, html_script);
-	strbuf_addstr(out, "</script>\n</body>\n</html>\n");
-	strbuf_release(&tmp);
-}

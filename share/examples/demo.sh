@@ -54,4 +54,4 @@ probe-plot -o plot.html metric.ndjson
 
 echo
 echo "The dumps are in $out/run; the records in $out/*.ndjson."
-echo "The picture: $out/plot.svg (with a sortable table: $out/plot.html)."
+echo "The picture: $out/plot.svg (the page, with tooltips and a table to filter: $out/plot.html)."

@@ -17,6 +17,6 @@ jq -r 'select(.t and .verdict != "same") | .t.name' m.ndjson | head -n 3
 echo "marks listed: $(xmllint --xpath "count(//*[local-name()='ul'][@id='marks']/*[local-name()='li'])" page.html)"
 probe-plot --format html --table-rows 5 m.ndjson > five.html
 echo "--table-rows 5: $(rows five.html) rows"
-grep -o '[0-9]* listed ([^)]*)' five.html
+grep -o '[0-9][0-9]* listed ([^)]*)' five.html
 # --format decides over the suffix
 probe-plot --format svg -o x.html m.ndjson && head -c 38 x.html; echo
