@@ -321,6 +321,13 @@ int ckcmp_all(const struct ckpt *a, const struct ckpt *b, unsigned flags, int jo
 	return 0;
 }
 
+int ckcmp_open_leaf(struct tensor *t, const char *data, const char *name, const char *member, struct strbuf *err)
+{
+	if (member)
+		return ckpt_cached_tensor(data, member, strlen(member), t, err);
+	return tensor_open_leaf(t, data, name, err);
+}
+
 /* ---- records ---- */
 
 /* A number as JSON for our records: Python's repr, the non-finite ones as the strings the records use. */
