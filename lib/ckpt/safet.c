@@ -150,6 +150,7 @@ struct st_file {
 	struct st_range *ranges;
 	size_t nranges, ranges_alloc;
 	struct strmap seen;
+	struct strbuf member;
 };
 
 /* A tensor of the header: its bytes checked against its dtype, shape and the data; a piece made. */
@@ -180,7 +181,10 @@ static int add_tensor(struct st_file *f, struct json_reader *r, const struct jso
 		return json_reader_fail_at(r, at, "tensor \"%s\" is in the header twice", name);
 	p.at = f->data_at + st->begin;
 	p.bytes = want;
+	strbuf_addf(&f->member, "tensor \"%s\"", name);
+	p.member = f->member.buf;
 	*piece = ck_add_piece(f->ck, f->file, &p);
+	strbuf_reset(&f->member);
 	ALLOC_GROW(f->ranges, f->nranges + 1, f->ranges_alloc);
 	f->ranges[f->nranges++] = (struct st_range){ st->begin, st->end, *piece };
 	return 0;
@@ -242,7 +246,7 @@ static int read_header(struct st_file *f, struct json_reader *r, ck_piece_fn *fn
 
 int ck_scan_safetensors(struct ckpt *ck, const char *file, ck_piece_fn *fn, void *ctx, struct strbuf *err)
 {
-	struct st_file f = { .ck = ck, .path = file, .seen = STRMAP_INIT };
+	struct st_file f = { .ck = ck, .path = file, .seen = STRMAP_INIT, .member = STRBUF_INIT };
 	struct stat st;
 	bool other = false;
 	unsigned char len8[8];
@@ -290,6 +294,7 @@ out:
 	free(header);
 	free(f.ranges);
 	strmap_release(&f.seen);
+	strbuf_release(&f.member);
 	strbuf_release(&label);
 	return rc;
 }
