@@ -16,25 +16,28 @@ struct stats {
 	bool nan;
 };
 
-/* Over all elements, a chunk at a time (under the caller's guard). */
-static void gather(const struct tensor *t, struct stats *s, double *buf)
+/*
+ * Over all elements, a chunk at a time (under the caller's guard): the
+ * sums one element after the other, in row-major order (what a plain
+ * float64 sum gives); the maximum and minimum without branches.
+ */
+static void gather(const struct tensor *t, struct stats *s, double *restrict buf)
 {
-	s->max = -INFINITY, s->min = INFINITY, s->sum = 0, s->sumsq = 0, s->nan = false;
+	double max = -INFINITY, min = INFINITY, sum = 0, sumsq = 0;
+	bool nan = false;
 	for (int64_t at = 0; at < t->numel; at += CHUNK) {
 		int64_t n = t->numel - at < CHUNK ? t->numel - at : CHUNK;
 		tensor_read_f64(t, at, n, buf);
 		for (int64_t i = 0; i < n; i++) {
 			double x = buf[i];
-			if (isnan(x))
-				s->nan = true;
-			if (x > s->max)
-				s->max = x;
-			if (x < s->min)
-				s->min = x;
-			s->sum += x;
-			s->sumsq += x * x;
+			nan |= x != x;
+			max = x > max ? x : max;
+			min = x < min ? x : min;
+			sum += x;
+			sumsq += x * x;
 		}
 	}
+	s->max = max, s->min = min, s->sum = sum, s->sumsq = sumsq, s->nan = nan;
 }
 
 static int guarded_stats(const struct tensor *t, struct stats *s, struct strbuf *err)
