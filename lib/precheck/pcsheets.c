@@ -150,7 +150,7 @@ static void crash_warning(struct book *b, const char *what)
 	if (b->warned)
 		return;
 	b->warned = true;
-	warning("msprobe's config_check would fail on these packs (%s); its workbook here holds what it would write "
+	warning("msprobe's config_check would fail on these inputs (%s); its workbook here holds what it would write "
 		"without that fault", what);
 }
 
