@@ -151,13 +151,15 @@ static void check_hostile_objects(void)
 	ok(ck_walk(o, ptobj_root(o), "", false, count_tensor, &n, &err) < 0 && strstr(err.buf, "nested more than 100"),
 	   "walking it stops at the depth limit (%s)", err.buf);
 	ptobj_close(o);
-	check_refused("text opcodes of protocol 0", "\x80\x02I1\n.", 6, "data.pkl byte 2: unknown pickle opcode 0x49");
-	check_refused("a memo index past the pickle's length", "\x80\x02Nr\xff\xff\x00\x00.", 9, "out of range");
-	check_refused("a truncated pickle", "\x80\x02X\x05\x00\x00\x00ab", 10, "runs past the end of data.pkl");
-	check_refused("two objects at STOP", "\x80\x02NN.", 5, "STOP with 2 objects on the stack, not one object");
-	check_refused("a call of an int", "\x80\x02K\x01)R.", 6, "call of an int");
-	check_refused("a persistent id that is not a storage", "\x80\x02K\x01Q.", 6, "persistent id is not a 5-tuple");
-	check_refused("a pickle of protocol 6", "\x80\x06N.", 4, "pickle protocol 6 is not supported");
+#define REFUSED(label, pkl, want) check_refused(label, pkl, sizeof(pkl) - 1, want)
+	REFUSED("text opcodes of protocol 0", "\x80\x02I1\n.", "data.pkl byte 2: unknown pickle opcode 0x49");
+	REFUSED("a memo index past the pickle's length", "\x80\x02Nr\xff\xff\x00\x00.", "out of range");
+	REFUSED("a truncated pickle", "\x80\x02X\x05\x00\x00\x00ab", "runs past the end of data.pkl");
+	REFUSED("two objects at STOP", "\x80\x02NN.", "STOP with 2 objects on the stack, not one object");
+	REFUSED("a call of an int", "\x80\x02K\x01)R.", "call of an int");
+	REFUSED("a persistent id that is not a storage", "\x80\x02K\x01Q.", "persistent id is not a 5-tuple");
+	REFUSED("a pickle of protocol 6", "\x80\x06N.", "pickle protocol 6 is not supported");
+#undef REFUSED
 	strbuf_release(&err);
 }
 
@@ -308,7 +310,7 @@ static void check_pyhash(void)
 	};
 	/* set(dict.fromkeys(a)) & set(dict.fromkeys(b)) for w0..w9 and w3..w13 */
 	static const char *const want[] = { "w4", "w8", "w9", "w3", "w6", "w5", "w7" };
-	char an[10][4], bn[11][4];
+	char an[10][16], bn[11][16];
 	const char *a[10], *b[11];
 	size_t out[10], n;
 	bool same;
