@@ -1,12 +1,13 @@
 #!/bin/sh
 # bench/run.sh BUILD: the measurements of probe (make bench).
 #
-# Inputs are built here, once, under bench/out/: the big statistics pair of
+# Inputs are built here, once, under bench/out/ (about 28 GB): the big statistics pair of
 # ../shared/bench/make-big-pair.py (when ../shared and python3 are there) at two
 # sizes, and dumps of the project's own generator at two sizes, so that the
 # benchmark also runs from a fresh clone, and tensor dumps of the generator
-# (float32 and bfloat16, about 2.2 GB of tensors each), and ATB dumps of the generator (2.2 GB of
-# .bin tensors; about 11 GB in all).  Each figure is the median of RUNS runs
+# (float32 and bfloat16, about 2.2 GB of tensors each), ATB dumps of the generator (2.2 GB of
+# .bin tensors), and pairs of generated checkpoints (a
+# safetensors file and a .pt, 2.1 GB each).  Each figure is the median of RUNS runs
 # (default 5) with min and max; peak memory is the largest RSS of those runs.
 # Next to each figure, a reference measured in the same run: reading the same
 # bytes once (cat from the page cache) and, for JSON, `jq -c .data`.
@@ -209,6 +210,31 @@ for layers in 3400 6800; do
 		"'$bin/probe-flatten' -q '$d/ms' | '$bin/probe-match' --layer-mapping='$d/layer_mapping.yaml' '$d/pt' | '$bin/probe-metric' --csv"
 done
 
+# two checkpoints of about 2.1 GB each (6 layers of width 4096, bfloat16), one weight element apart,
+# as a safetensors file and as a .pt state dict: probe-ckpt against reading both once (cat from the
+# page cache); -j 1 and the default (every processor); probe-flatten of one (statistics of every
+# parameter) against reading it once
+ckpt_pair() { # LAYOUT: the folder of the pair
+	d=$out/ckpt-$1
+	if [ ! -f "$d/.done" ]; then
+		rm -rf "$d"
+		"$bin/probe-gendump" --framework checkpoint --ckpt-layout "$1" --layers 6 --width 4096 "$d" > /dev/null &&
+			touch "$d/.done"
+	fi
+	echo "$d"
+}
+for layout in safetensors pt; do
+	d=$(ckpt_pair $layout)
+	a=$d/golden/model.$layout b=$d/target/model.$layout
+	[ $layout = safetensors ] || { a=$d/golden/model.pt b=$d/target/model.pt; }
+	bytes=$(($(size "$a") + $(size "$b")))
+	cat "$a" "$b" > /dev/null # into the page cache
+	measure "read-once:ckpt-$layout" "$bytes" "cat '$a' '$b'"
+	measure "ckpt-compare-j1:$layout" "$bytes" "'$bin/probe-ckpt' -j 1 '$a' '$b' || test \$? = 1"
+	measure "ckpt-compare:$layout" "$bytes" "'$bin/probe-ckpt' '$a' '$b' || test \$? = 1"
+	measure "ckpt-flatten:$layout" "$(size "$a")" "'$bin/probe-flatten' '$a'"
+done
+
 # jq reference on the largest pair only (msprobe's when it is there): it takes seconds a run
 last=$(echo $pairs | tr ' ' '\n' | grep big | tail -1)
 [ -n "$last" ] || last=$(echo $pairs | tr ' ' '\n' | tail -1)
@@ -250,6 +276,12 @@ echo "ATB (MindIE) dumps, compare -m atb (tensor: GB/s of .bin data, target + go
 jq -rs '(map({(.figure): .}) | add) as $f | [.[] | select(.figure | test("^atb-"))] | .[]
 	| "  \(.figure): \(.median_s) s (min \(.min_s), max \(.max_s)), peak \(.peak_kb / 1024 | floor) MB"
 	  + (if (.figure | startswith("atb-tensor")) then ", \(.mb_per_s / 1000 * 100 | floor / 100) GB/s, \((.median_s / $f["read-once:atb-tensor"].median_s) * 10 | floor / 10)x read-once (\($f["read-once:atb-tensor"].median_s) s)" else "" end)' "$results"
+echo
+echo "checkpoints (two of 2.1 GB, one weight element apart; read-once: cat of both from the page cache):"
+jq -rs '(map({(.figure): .}) | add) as $f | [.[] | select(.figure | startswith("ckpt-"))] | .[]
+	| (.figure | sub("ckpt-[a-z]+(-j1)?:"; "")) as $l
+	| "  \(.figure): \(.median_s) s, \(.mb_per_s / 1000 * 100 | floor / 100) GB/s, peak \(.peak_kb / 1024 | floor) MB; \(($f["read-once:ckpt-" + $l].mb_per_s / .mb_per_s) * 10 | floor / 10)x the time of reading the bytes once"' "$results"
+echo
 echo "many ranks (64 ranks of the generator, compare to probe-first):"
 jq -rs '(map({(.figure): .}) | add) as $f | [.[] | select(.figure | startswith("ranks64"))] | .[]
 	| "  \(.figure): \(.median_s) s (min \(.min_s), max \(.max_s)), \(.mb_per_s) MB/s, peak \(.peak_kb / 1024 | floor) MB"' "$results"

@@ -159,9 +159,12 @@ _probe_gendump() {
 	--tp) return ;;
 	--pp) return ;;
 	--shards) return ;;
+	--vpp) return ;;
+	--ep) return ;;
+	--experts) return ;;
 	esac
 	if [[ $cur == -* ]]; then
-		COMPREPLY=($(compgen -W "--mode --pt-layout --format --framework --dtype --fault --fault-rank --steps --ranks --micro-batches --layers --width --batch --zoo --seed --print-tensors --save-child --filter-level --device --ckpt-layout --tp --pp --shards -h --help --version" -- "$cur"))
+		COMPREPLY=($(compgen -W "--mode --pt-layout --format --framework --dtype --fault --fault-rank --steps --ranks --micro-batches --layers --width --batch --zoo --seed --print-tensors --save-child --filter-level --device --ckpt-layout --tp --pp --shards --vpp --ep --experts -h --help --version" -- "$cur"))
 		return
 	fi
 	_probe_dirs "$cur"

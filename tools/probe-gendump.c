@@ -36,6 +36,9 @@ enum {
 	OPT_TP,
 	OPT_PP,
 	OPT_SHARDS,
+	OPT_VPP,
+	OPT_EP,
+	OPT_EXPERTS,
 };
 
 static const struct opt_spec options[] = {
@@ -93,6 +96,9 @@ static const struct opt_spec options[] = {
 	{ OPT_TP, 0, "tp", "N", "checkpoint, megatron: tensor-parallel size (default 2)", NULL, 0 },
 	{ OPT_PP, 0, "pp", "N", "checkpoint, megatron: pipeline-parallel size (default 2)", NULL, 0 },
 	{ OPT_SHARDS, 0, "shards", "N", "checkpoint, hf: safetensors shard files (default 2)", NULL, 0 },
+	{ OPT_VPP, 0, "vpp", "N", "checkpoint, megatron: virtual pipeline stages, model0, model1, ... (default 1)", NULL, 0 },
+	{ OPT_EP, 0, "ep", "N", "checkpoint, megatron: expert-parallel size (default 1)", NULL, 0 },
+	{ OPT_EXPERTS, 0, "experts", "N", "checkpoint: experts a layer, a multiple of --ep (default 0: a dense MLP)", NULL, 0 },
 };
 
 static const struct tool_spec spec = {
@@ -103,7 +109,7 @@ static const struct tool_spec spec = {
 		    "--framework atb [--mode MODE] [--save-child] [--filter-level N] [--device N] [--fault KIND] "
 		    "[--steps N] [--layers L] [--width W] [--batch B] [--seed S] OUTDIR\n"
 		    "--framework config-check [--fault KIND] [--steps N] [--ranks N] [--seed S] OUTDIR\n"
-		    "--framework checkpoint [--ckpt-layout LAYOUT] [--tp N] [--pp N] [--shards N] [--fault KIND] "
+		    "--framework checkpoint [--ckpt-layout LAYOUT] [--tp N] [--pp N] [--vpp N] [--ep N] [--experts N] [--shards N] [--fault KIND] "
 		    "[--layers L] [--width W] [--dtype TYPE] [--seed S] OUTDIR",
 	.summary = "Simulate the training of a small MLP (or verl's inference and training of a tiny Qwen2, or "
 		   "MindIE's inference of a tiny decoder) and write msprobe dumps of a golden run and of a target "
@@ -129,7 +135,7 @@ struct command {
 	bool dtype_given, layout_given, format_given, filter_given;
 	bool save_child;
 	int filter_level, device;
-	int ckpt_layout, tp, pp, shards; /* --framework checkpoint: 0 when not given */
+	int ckpt_layout, tp, pp, shards, vpp, ep, experts; /* --framework checkpoint: 0 when not given */
 	int given[32];          /* the options given, in order (the first of each), for the refusals */
 	size_t ngiven;
 };
@@ -169,6 +175,9 @@ static unsigned takers(int id)
 	case OPT_TP:
 	case OPT_PP:
 	case OPT_SHARDS:
+	case OPT_VPP:
+	case OPT_EP:
+	case OPT_EXPERTS:
 		return FOR_CKPT;
 	case OPT_SAVE_CHILD:
 	case OPT_FILTER_LEVEL:
@@ -313,6 +322,15 @@ static void parse_options(struct command *cmd, int argc, char **argv)
 		case OPT_SHARDS:
 			cmd->shards = (int)opt_number(&spec, "--shards", arg, 1, 100000);
 			break;
+		case OPT_VPP:
+			cmd->vpp = (int)opt_number(&spec, "--vpp", arg, 1, GENCKPT_MAX_PARALLEL);
+			break;
+		case OPT_EP:
+			cmd->ep = (int)opt_number(&spec, "--ep", arg, 1, GENCKPT_MAX_PARALLEL);
+			break;
+		case OPT_EXPERTS:
+			cmd->experts = (int)opt_number(&spec, "--experts", arg, 1, 1024);
+			break;
 		}
 		note_given(cmd, c);
 	}
@@ -446,9 +464,13 @@ static void ckpt_options(const struct command *cmd, struct genckpt_config *k)
 		case OPT_TP: k->tp = cmd->tp; break;
 		case OPT_PP: k->pp = cmd->pp; break;
 		case OPT_SHARDS: k->shards = cmd->shards; break;
+		case OPT_VPP: k->vpp = cmd->vpp; break;
+		case OPT_EP: k->ep = cmd->ep; break;
+		case OPT_EXPERTS: k->experts = cmd->experts; break;
 		}
-	if ((cmd->tp || cmd->pp) && k->layout != GENCKPT_MEGATRON)
-		opt_usage_error(&spec, "--%s is for --ckpt-layout megatron", cmd->tp ? "tp" : "pp");
+	if ((cmd->tp || cmd->pp || cmd->vpp || cmd->ep) && k->layout != GENCKPT_MEGATRON)
+		opt_usage_error(&spec, "--%s is for --ckpt-layout megatron",
+				cmd->tp ? "tp" : cmd->pp ? "pp" : cmd->vpp ? "vpp" : "ep");
 	if (cmd->shards && k->layout != GENCKPT_HF)
 		opt_usage_error(&spec, "--shards is for --ckpt-layout hf");
 	if ((problem = genckpt_config_problem(k)))

@@ -59,6 +59,7 @@ uint32_t ck_add_piece(struct ckpt *ck, uint32_t file, const struct tplace *p)
 	c->place = *p;
 	c->place.shape = ck_dims(ck, p->shape, p->ndim);
 	c->place.stride = p->stride ? ck_dims(ck, p->stride, p->ndim) : NULL;
+	c->place.member = p->member ? arena_memdupz(&ck->arena, p->member, strlen(p->member)) : NULL;
 	return (uint32_t)ck->npieces++;
 }
 

@@ -150,6 +150,7 @@ struct st_file {
 	struct st_range *ranges;
 	size_t nranges, ranges_alloc;
 	struct strmap seen;
+	struct strbuf member;
 };
 
 /* A tensor of the header: its bytes checked against its dtype, shape and the data; a piece made. */
@@ -180,7 +181,10 @@ static int add_tensor(struct st_file *f, struct json_reader *r, const struct jso
 		return json_reader_fail_at(r, at, "tensor \"%s\" is in the header twice", name);
 	p.at = f->data_at + st->begin;
 	p.bytes = want;
+	strbuf_addf(&f->member, "tensor \"%s\"", name);
+	p.member = f->member.buf;
 	*piece = ck_add_piece(f->ck, f->file, &p);
+	strbuf_reset(&f->member);
 	ALLOC_GROW(f->ranges, f->nranges + 1, f->ranges_alloc);
 	f->ranges[f->nranges++] = (struct st_range){ st->begin, st->end, *piece };
 	return 0;
@@ -242,7 +246,7 @@ static int read_header(struct st_file *f, struct json_reader *r, ck_piece_fn *fn
 
 int ck_scan_safetensors(struct ckpt *ck, const char *file, ck_piece_fn *fn, void *ctx, struct strbuf *err)
 {
-	struct st_file f = { .ck = ck, .path = file, .seen = STRMAP_INIT };
+	struct st_file f = { .ck = ck, .path = file, .seen = STRMAP_INIT, .member = STRBUF_INIT };
 	struct stat st;
 	bool other = false;
 	unsigned char len8[8];
@@ -290,6 +294,7 @@ out:
 	free(header);
 	free(f.ranges);
 	strmap_release(&f.seen);
+	strbuf_release(&f.member);
 	strbuf_release(&label);
 	return rc;
 }
@@ -317,7 +322,8 @@ struct hf_index {
 	struct strmap found;     /* parameter name -> piece + 1, of the shards read */
 	struct strmap in_map;    /* parameter name -> 1 */
 	const char *reading;     /* the shard being read */
-	uint32_t reading_index;
+	size_t unlisted;         /* of its tensors, those weight_map does not name */
+	struct strbuf first_unlisted;
 };
 
 /* A shard file name must name a file in the folder itself. */
@@ -398,8 +404,8 @@ static int hf_collect(void *ctx, const char *name, size_t len, uint32_t piece, s
 	const struct strmap_slot *m = strmap_find(&ix->in_map, name, len);
 	(void)err;
 	if (!m) {
-		warning("%s: tensor %.*s is not in %s's weight_map: left out, as loading the model leaves it", ix->reading,
-			(int)len, name, ix->path);
+		if (!ix->unlisted++)
+			strbuf_add(&ix->first_unlisted, name, len);
 		return 0;
 	}
 	strmap_put(&ix->found, name, len, NULL)->value.u = (uint64_t)piece + 1;
@@ -409,14 +415,19 @@ static int hf_collect(void *ctx, const char *name, size_t len, uint32_t piece, s
 /* Every shard the index names read, then its names in weight_map's order, each from the shard it names. */
 static int read_sharded(struct ckpt *ck, const char *index, bool safetensors, struct strbuf *err)
 {
-	struct hf_index ix = { .path = index, .shard_of = STRMAP_INIT, .found = STRMAP_INIT, .in_map = STRMAP_INIT };
+	struct hf_index ix = { .path = index, .shard_of = STRMAP_INIT, .found = STRMAP_INIT, .in_map = STRMAP_INIT,
+			       .first_unlisted = STRBUF_INIT };
 	int rc = read_index(ck, &ix, err);
 	for (size_t s = 0; !rc && s < ix.nshards; s++) {
 		char *shard = ck_join(ck->root, ix.shards[s]);
 		ix.reading = shard;
-		ix.reading_index = (uint32_t)ck->nfiles;
+		ix.unlisted = 0;
+		strbuf_reset(&ix.first_unlisted);
 		rc = safetensors ? ck_scan_safetensors(ck, shard, hf_collect, &ix, err)
 				 : ck_scan_pt(ck, shard, hf_collect, &ix, err);
+		if (!rc && ix.unlisted)
+			warning("%s: %zu of its tensors (the first: %s) are not in %s's weight_map: left out, as loading "
+				"the model leaves them", shard, ix.unlisted, ix.first_unlisted.buf, index);
 		free(shard);
 	}
 	for (size_t i = 0; !rc && i < ix.n; i++) {
@@ -444,6 +455,7 @@ static int read_sharded(struct ckpt *ck, const char *index, bool safetensors, st
 	strmap_release(&ix.shard_of);
 	strmap_release(&ix.found);
 	strmap_release(&ix.in_map);
+	strbuf_release(&ix.first_unlisted);
 	return rc;
 }
 

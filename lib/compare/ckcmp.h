@@ -84,6 +84,15 @@ int ckcmp_pair(const struct ckpt *a, long ia, const struct ckpt *b, long ib, uns
 int ckcmp_all(const struct ckpt *a, const struct ckpt *b, unsigned flags, int jobs, struct ckcmp_result **out,
 	      size_t *n, struct strbuf *err);
 
+/*
+ * The tensor a leaf record names (probe-records(5)): parameter `member`
+ * (its "data_member") of the checkpoint `data`, opened through
+ * ckpt_cached_tensor(), when member is not NULL; else the tensor file `data`
+ * with its "data_name" `name` (NULL: none), by tensor_open_leaf().  0, or
+ * -1 with "FILE: what" in err.  Thread-safe.
+ */
+int ckcmp_open_leaf(struct tensor *t, const char *data, const char *name, const char *member, struct strbuf *err);
+
 /* One NDJSON record of a result, with its newline (probe-ckpt(1) lists the fields). */
 void ckcmp_record(struct strbuf *out, const struct ckcmp_result *r);
 

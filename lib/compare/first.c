@@ -8,6 +8,7 @@
 #include "../dumps/stack.h"
 #include "../tensors/tensor.h"
 #include "verdict.h"
+#include "ckcmp.h"
 #include "../core/xalloc.h"
 #include "../core/msg.h"
 #include "../core/strmap.h"
@@ -332,6 +333,7 @@ static void tensor_json(struct strbuf *sb, const struct tmetric *tm, const char 
 static void compare_tensors(const struct first_stream *f, const struct pair *p, struct judged *j)
 {
 	struct strbuf tp = STRBUF_INIT, gp = STRBUF_INIT, tn = STRBUF_INIT, gn = STRBUF_INIT, err = STRBUF_INIT;
+	struct strbuf tm_ = STRBUF_INIT, gm = STRBUF_INIT;
 	struct tensor tt, tg;
 	struct tmetric tm;
 	const char *a = tensor_path(&p->t, &tp), *b = tensor_path(&p->g, &gp);
@@ -340,10 +342,15 @@ static void compare_tensors(const struct first_stream *f, const struct pair *p, 
 	/* the names the files have in their tensor folders (tensor_open_leaf() keeps them there) */
 	leafrec_str(&p->t, LF_DATA_NAME, &tn);
 	leafrec_str(&p->g, LF_DATA_NAME, &gn);
+	/* a checkpoint's parameter: its name inside the checkpoint */
+	leafrec_str(&p->t, LF_DATA_MEMBER, &tm_);
+	leafrec_str(&p->g, LF_DATA_MEMBER, &gm);
 	if (!a || !b)
 		strbuf_addstr(&err, "no tensor file named in the record");
-	else if (tensor_open_leaf(&tt, a, tn.len ? tn.buf : NULL, &err) == 0) {
-		if (tensor_open_leaf(&tg, b, gn.len ? gn.buf : NULL, &err) == 0) {
+	else if (ckcmp_open_leaf(&tt, a, tn.len ? tn.buf : NULL, p->t.f[LF_DATA_MEMBER].kind == SPAN_STRING ? tm_.buf : NULL,
+				 &err) == 0) {
+		if (ckcmp_open_leaf(&tg, b, gn.len ? gn.buf : NULL,
+				    p->g.f[LF_DATA_MEMBER].kind == SPAN_STRING ? gm.buf : NULL, &err) == 0) {
 			double cos;
 			tensor_match_upcast(&tt, &tg); /* MindSpore's bfloat16 saved as float32 */
 			/* files that hold what their dumps say, read to the end (not shrunk meanwhile) */
@@ -364,6 +371,8 @@ static void compare_tensors(const struct first_stream *f, const struct pair *p, 
 	strbuf_release(&gp);
 	strbuf_release(&tn);
 	strbuf_release(&gn);
+	strbuf_release(&tm_);
+	strbuf_release(&gm);
 	strbuf_release(&err);
 }
 

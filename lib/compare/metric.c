@@ -17,6 +17,7 @@
 #include "../core/swar.h"
 #include "../tensors/tensor.h"
 #include "tmetric.h"
+#include "ckcmp.h"
 #include "../core/xalloc.h"
 #include "../core/xlsxw.h"
 #include "../records/output.h"
@@ -458,13 +459,18 @@ static int parse_pair(struct item *it, const char *line, size_t len, struct strb
 
 /*
  * The leaf's tensor file ("data", made by probe-flatten from the dump's place), or NULL;
- * *name: its "data_name" (what tensor_open_leaf() keeps inside the tensor folder), or NULL.
+ * *name: its "data_name" (what tensor_open_leaf() keeps inside the tensor folder), or NULL;
+ * *member: its "data_member" (the parameter inside a checkpoint "data" names), or NULL.
  */
-static const char *tensor_path(const struct leafrec *r, struct arena *a, const char **name)
+static const char *tensor_path(const struct leafrec *r, struct arena *a, const char **name, const char **member)
 {
 	struct strbuf sb = STRBUF_INIT;
 	const char *path = NULL;
 	*name = NULL;
+	*member = NULL;
+	if (r->f[LF_DATA_MEMBER].kind == SPAN_STRING && span_string(&r->f[LF_DATA_MEMBER], &sb) == 0)
+		*member = arena_memdupz(a, sb.buf, sb.len);
+	strbuf_reset(&sb);
 	if (r->f[LF_DATA].kind == SPAN_STRING && span_string(&r->f[LF_DATA], &sb) == 0 && sb.len)
 		path = arena_memdupz(a, sb.buf, sb.len);
 	strbuf_reset(&sb);
@@ -511,8 +517,8 @@ static const char *arena_printf(struct arena *a, const char *fmt, const char *x,
 static void prepare_tensors(const struct metric_stream *m, struct item *it, struct arena *a)
 {
 	const struct tm_band band = { m->opts.band.rtol, m->opts.band.atol, 0 };
-	const char *tn, *gn = NULL;
-	const char *tp = tensor_path(&it->p.t, a, &tn), *gp = it->p.has_g ? tensor_path(&it->p.g, a, &gn) : NULL;
+	const char *tn, *gn = NULL, *tmem, *gmem = NULL;
+	const char *tp = tensor_path(&it->p.t, a, &tn, &tmem), *gp = it->p.has_g ? tensor_path(&it->p.g, a, &gn, &gmem) : NULL;
 	struct tensor tt, tg;
 	struct strbuf err = STRBUF_INIT;
 	const char *ms_note = NULL;
@@ -525,8 +531,8 @@ static void prepare_tensors(const struct metric_stream *m, struct item *it, stru
 	} else if (!it->p.has_g) {
 		/* unmatched: nothing to compare */
 	} else {
-		t_open = tensor_open_leaf(&tt, tp, tn, &err) == 0;
-		g_open = t_open && tensor_open_leaf(&tg, gp, gn, &err) == 0;
+		t_open = ckcmp_open_leaf(&tt, tp, tn, tmem, &err) == 0;
+		g_open = t_open && ckcmp_open_leaf(&tg, gp, gn, gmem, &err) == 0;
 		/*
 		 * Ours: the elements, of files that hold what their dumps say (else the pair is
 		 * unreadable, with the reason).  msprobe's cells: what its reading of the files gives.
@@ -546,8 +552,13 @@ static void prepare_tensors(const struct metric_stream *m, struct item *it, stru
 		}
 	}
 
-	/* msprobe's view of the same row (msprobe-compare.md section 6, steps 1-2) */
-	if (!strcmp(it->row.t.data_name, "-1"))
+	/*
+	 * msprobe's view of the same row (msprobe-compare.md section 6, steps 1-2); parameters of
+	 * checkpoints (data_member) as if msprobe had the two tensors to compare
+	 */
+	if (tmem && (!it->row.matched || gmem))
+		ms_note = !it->row.matched ? "Bench api/module unmatched." : !g_open || faulted ? "Dump file: read failed." : NULL;
+	else if (!strcmp(it->row.t.data_name, "-1"))
 		ms_note = "NPU does not have data file.";
 	else if (it->row.matched && !strcmp(it->row.g.data_name, "-1"))
 		ms_note = "Bench does not have data file.";

@@ -1,5 +1,6 @@
 #include "flatten.h"
 #include "atb.h"
+#include "ckrecord.h"
 #include "dump.h"
 #include "../records/leafrec.h"
 #include "record.h"
@@ -76,6 +77,8 @@ int flatten_dump(const struct dump_file *df, int64_t rank, int64_t step, flatten
 
 	if (df->atb)
 		return flatten_atb(df, rank, step, fn, ctx, err);
+	if (df->ckpt)
+		return ckrecord_flatten(df, rank, step, fn, ctx, err);
 	dump_reader_init(&d, df->path);
 	d.debug_file = df->debug;
 	f.src.rank = rank >= 0 ? rank : df->rank;

@@ -1,5 +1,6 @@
 #include "layout.h"
 #include "atb.h"
+#include "../ckpt/ckpt.h"
 #include "../records/leafrec.h"
 #include "../core/msg.h"
 #include "../core/xalloc.h"
@@ -114,7 +115,7 @@ static char *parent_name(const char *path, int up)
 static void add_file(struct dump_list *list, const char *path, int64_t rank, int64_t step, int exec_mode)
 {
 	ALLOC_GROW(list->v, list->nr + 1, list->alloc);
-	list->v[list->nr++] = (struct dump_file){ xstrdup(path), rank, step, is_debug_name(path), false, exec_mode, false };
+	list->v[list->nr++] = (struct dump_file){ xstrdup(path), rank, step, is_debug_name(path), false, exec_mode, false, false };
 }
 
 /* The dump file of a rank dir, or NULL (with a message in err when one is there but broken). */
@@ -427,6 +428,11 @@ int layout_discover(const char *operand, struct dump_list *list, struct strbuf *
 	if (stat(operand, &st)) {
 		strbuf_addf(err, "%s: %s", operand, strerror(errno));
 		return -1;
+	}
+	if (ckpt_looks_like(operand)) {
+		add_file(list, operand, -1, -1, LEAF_EXEC_NONE);
+		list->v[list->nr - 1].ckpt = true;
+		return 0;
 	}
 	if (!S_ISDIR(st.st_mode) && is_atb_csv(operand)) {
 		char *dir = parent_dir(operand);

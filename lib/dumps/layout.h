@@ -30,6 +30,11 @@
  *                the exec count; two processes of one device in a root
  *                are an error (name one of their folders).
  *
+ *   a checkpoint a model checkpoint in one of probe-ckpt's layouts (ckpt.h:
+ *                Megatron's folders, a .pt of many tensors, a safetensors
+ *                file, a Hugging Face folder): one dump file, its
+ *                parameters the leaves (ckrecord.h); rank and step unknown.
+ *
  * Rank and step come from the directory names (rank<N> -> N, step<N> -> N)
  * and are -1 when the layout does not say (a proc<pid> dir, a bare "rank",
  * a file outside the layout).  Nothing is guessed: a step dir with several
@@ -55,6 +60,7 @@ struct dump_file {
 	bool csv;       /* an msprobe compare_result CSV (probe-flatten reads those too) */
 	int exec_mode;  /* the folder of a graph/pynative root it is in (LEAF_EXEC_*, leafrec.h); 0: none */
 	bool atb;       /* an ATB exec folder (atb.h): path is the folder, rank its device, step its exec count */
+	bool ckpt;      /* a model checkpoint (ckpt.h): a file or folder, its parameters the leaves (ckrecord.h) */
 };
 
 struct dump_list {

@@ -315,5 +315,5 @@ void record_add_dump_file(struct strbuf *out, const struct dump_file *df, int64_
 		strbuf_add(out, ",\"exec_mode\":", 13);
 		jsonw_str(out, leaf_exec_mode_names[df->exec_mode]);
 	}
-	strbuf_addstr(out, df->csv ? ",\"kind\":\"csv\"}\n" : df->atb ? ",\"kind\":\"atb\"}\n" : df->debug ? ",\"kind\":\"debug\"}\n" : ",\"kind\":\"dump\"}\n");
+	strbuf_addstr(out, df->csv ? ",\"kind\":\"csv\"}\n" : df->atb ? ",\"kind\":\"atb\"}\n" : df->ckpt ? ",\"kind\":\"checkpoint\"}\n" : df->debug ? ",\"kind\":\"debug\"}\n" : ",\"kind\":\"dump\"}\n");
 }

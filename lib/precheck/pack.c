@@ -25,6 +25,7 @@ struct pack *pack_new(const char *path, enum pack_kind kind)
 	p->path = xstrdup(path);
 	p->kind = kind;
 	p->arena = (struct arena)ARENA_INIT;
+	p->members = (struct strmap)STRMAP_INIT;
 	p->pip = (struct piplist)PIPLIST_INIT;
 	p->ms_pip = (struct piplist)PIPLIST_INIT;
 	return p;
@@ -40,6 +41,7 @@ void pack_free(struct pack *p)
 	free(p->dataset);
 	free(p->weights);
 	free(p->random);
+	strmap_release(&p->members);
 	arena_release(&p->arena);
 	free(p);
 }
@@ -299,11 +301,13 @@ static int check_of_folder(const char *name)
 }
 
 /* The entry of a list for member: the one of that name (a member twice: the later replaces it), or a new one. */
-static struct pack_json *list_slot(struct pack_json **v, size_t *n, const char *member)
+static struct pack_json *list_slot(struct pack *p, struct pack_json **v, size_t *n, const char *member)
 {
-	for (size_t i = 0; i < *n; i++)
-		if (!strcmp((*v)[i].member, member))
-			return &(*v)[i];
+	bool created;
+	struct strmap_slot *s = strmap_put(&p->members, member, strlen(member), &created);
+	if (!created)
+		return &(*v)[s->value.u];
+	s->value.u = *n;
 	if (!(*n & (*n + 1)) || !*n) /* grown at 1, 3, 7, ...: powers of two minus one */
 		*v = xrealloc(*v, st_mult(2 * *n + 2, sizeof(**v)));
 	memset(&(*v)[*n], 0, sizeof(**v));
@@ -341,9 +345,9 @@ int pack_add_member(struct pack *p, const char *member, const char *where, const
 	switch (m) {
 	case M_ENV: slot = &p->env; p->has |= 1u << PACK_ENV; break;
 	case M_HYPER: slot = &p->hyper[hyper]; break;
-	case M_DATASET: rc = check_dataset(tree, where, 0, err); slot = list_slot(&p->dataset, &p->ndataset, member); break;
-	case M_WEIGHTS: rc = check_weights(tree, where, err); slot = list_slot(&p->weights, &p->nweights, member); break;
-	case M_RANDOM: rc = check_random(tree, where, err); slot = list_slot(&p->random, &p->nrandom, member); break;
+	case M_DATASET: rc = check_dataset(tree, where, 0, err); slot = list_slot(p, &p->dataset, &p->ndataset, member); break;
+	case M_WEIGHTS: rc = check_weights(tree, where, err); slot = list_slot(p, &p->weights, &p->nweights, member); break;
+	case M_RANDOM: rc = check_random(tree, where, err); slot = list_slot(p, &p->random, &p->nrandom, member); break;
 	default: return 1;
 	}
 	if (rc < 0)
@@ -365,6 +369,22 @@ static int cmp_json(const void *x, const void *y)
 	if (a->rank != b->rank)
 		return a->rank < b->rank ? -1 : 1;
 	return strcmp(a->member, b->member);
+}
+
+const struct pack_json *pack_find(const struct pack_json *v, size_t n, const struct pack_json *f)
+{
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = cmp_json(&v[mid], f);
+		if (!c)
+			return &v[mid];
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
 }
 
 void pack_sort(struct pack *p)

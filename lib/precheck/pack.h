@@ -44,6 +44,7 @@
 #define PROBE_PACK_H
 
 #include "../core/arena.h"
+#include "../core/strmap.h"
 #include "../core/strbuf.h"
 #include "../json/jtree.h"
 #include "../msprobe/pyval.h"
@@ -93,6 +94,7 @@ struct pack {
 	size_t ndataset, nweights, nrandom;
 
 	struct arena arena;       /* the trees, values and texts */
+	struct strmap members;    /* member name -> its place in dataset, weights or random (while reading) */
 };
 
 /* The file names of the two hyperparameters files, as msprobe names them. */
@@ -126,5 +128,7 @@ struct pyval *pack_pyval(struct pack *p, const struct jnode *n);
 
 /* Sort dataset, weights and random by step, rank and member (the readers call it at the end). */
 void pack_sort(struct pack *p);
+/* The file of list v (sorted by pack_sort()) with the step, rank and member of f, or NULL. */
+const struct pack_json *pack_find(const struct pack_json *v, size_t n, const struct pack_json *f);
 
 #endif

@@ -150,7 +150,7 @@ static void crash_warning(struct book *b, const char *what)
 	if (b->warned)
 		return;
 	b->warned = true;
-	warning("msprobe's config_check would fail on these packs (%s); its workbook here holds what it would write "
+	warning("msprobe's config_check would fail on these inputs (%s); its workbook here holds what it would write "
 		"without that fault", what);
 }
 
@@ -365,14 +365,6 @@ static void dataset_dicts(struct book *b, struct sheet *s, const struct pack_jso
 	}
 }
 
-static const struct pack_json *same_member(const struct pack_json *v, size_t n, const char *member)
-{
-	for (size_t i = 0; i < n; i++)
-		if (!strcmp(v[i].member, member))
-			return &v[i];
-	return NULL;
-}
-
 static void sheet_dataset(struct book *b)
 {
 	static const char *const header[] = { "step", "rank", "tag", "equal", "max_relative_diff", "min_relative_diff",
@@ -381,7 +373,7 @@ static void sheet_dataset(struct book *b)
 	const struct pack *x = b->c->bench, *y = b->c->cmp;
 	struct strbuf tag = STRBUF_INIT;
 	for (size_t i = 0; i < x->ndataset; i++) {
-		const struct pack_json *o = same_member(y->dataset, y->ndataset, x->dataset[i].member);
+		const struct pack_json *o = pack_find(y->dataset, y->ndataset, &x->dataset[i]);
 		if (o)
 			dataset_dicts(b, s, &x->dataset[i], x->dataset[i].value, o->value, &tag);
 	}
@@ -417,7 +409,7 @@ static void sheet_weights(struct book *b)
 	struct sheet *s = new_sheet(b, "weights", header, 8);
 	const struct pack *x = b->c->bench, *y = b->c->cmp;
 	for (size_t i = 0; i < x->nweights; i++) {
-		const struct pack_json *f = &x->weights[i], *o = same_member(y->weights, y->nweights, f->member);
+		const struct pack_json *f = &x->weights[i], *o = pack_find(y->weights, y->nweights, f);
 		const struct pyval *bd = f->value, *cd = o ? o->value : NULL;
 		const char **bk, **ck, **order;
 		size_t n;

@@ -668,6 +668,23 @@ static void pair_keys(struct hkey *b, size_t i, struct hkey *v, size_t j, enum p
 	b[i].ratio = v[j].ratio = ratio;
 }
 
+/* A pair of names above the similarity threshold. */
+struct cand {
+	double ratio;
+	size_t i, j;
+};
+
+/* The highest ratio first; among equals, bench's order, then cmp's. */
+static int cmp_cand(const void *x, const void *y)
+{
+	const struct cand *a = x, *b = y;
+	if (a->ratio != b->ratio)
+		return a->ratio > b->ratio ? -1 : 1;
+	if (a->i != b->i)
+		return a->i < b->i ? -1 : 1;
+	return a->j < b->j ? -1 : a->j > b->j;
+}
+
 static void match_keys(struct hkey *b, size_t nb, struct hkey *v, size_t nv)
 {
 	/* the same key; then the same refined name, or names of one group (msprobe's hyperparameter.yaml) */
@@ -684,29 +701,39 @@ static void match_keys(struct hkey *b, size_t nb, struct hkey *v, size_t nv)
 				if (m)
 					pair_keys(b, i, v, j, pass == 0 ? PC_MATCH_NAME : pass == 1 ? PC_MATCH_REFINED : PC_MATCH_ALIAS, 0);
 			}
-	/* then the most similar names above msprobe's 0.8, best first */
-	for (;;) {
-		double best = 0.8;
-		size_t bi = 0, bj = 0;
+	/* then the most similar names above msprobe's 0.8, best first: every ratio once, then the pairs in order */
+	{
+		struct cand *c = NULL;
+		size_t n = 0, alloc = 0;
 		struct strbuf x = STRBUF_INIT, y = STRBUF_INIT;
-		for (size_t i = 0; i < nb; i++)
+		for (size_t i = 0; i < nb; i++) {
+			if (b[i].partner >= 0)
+				continue;
+			strbuf_reset(&x);
+			lower(&x, b[i].refined);
 			for (size_t j = 0; j < nv; j++) {
 				double r;
-				if (b[i].partner >= 0 || v[j].partner >= 0)
+				if (v[j].partner >= 0)
 					continue;
-				strbuf_reset(&x);
 				strbuf_reset(&y);
-				lower(&x, b[i].refined);
 				lower(&y, v[j].refined);
-				r = difflib_ratio_utf8(x.buf, x.len, y.buf, y.len);
-				if (r > best)
-					best = r, bi = i, bj = j;
+				if ((r = difflib_ratio_utf8(x.buf, x.len, y.buf, y.len)) <= 0.8)
+					continue;
+				if (n == alloc) {
+					alloc = alloc ? 2 * alloc : 16;
+					c = xrealloc(c, st_mult(alloc, sizeof(*c)));
+				}
+				c[n++] = (struct cand){ r, i, j };
 			}
+		}
+		if (n)
+			qsort(c, n, sizeof(*c), cmp_cand);
+		for (size_t k = 0; k < n; k++)
+			if (b[c[k].i].partner < 0 && v[c[k].j].partner < 0)
+				pair_keys(b, c[k].i, v, c[k].j, PC_MATCH_SIMILAR, c[k].ratio);
+		free(c);
 		strbuf_release(&x);
 		strbuf_release(&y);
-		if (best <= 0.8)
-			break;
-		pair_keys(b, bi, v, bj, PC_MATCH_SIMILAR, best);
 	}
 }
 

@@ -7,7 +7,7 @@ const char *const leaf_field_names[LF_NFIELDS] = {
 	"rank", "step", "seq", "entry", "name", "key", "state", "type", "dtype", "shape",
 	"max", "min", "mean", "norm", "requires_grad", "md5", "value", "attrs", "p2p",
 	"data_name", "data", "task", "dump", "msprobe_skips", "stack", "modules", "stack_from",
-	"where", "exec_mode", "process", "alias",
+	"where", "exec_mode", "process", "alias", "data_member",
 };
 
 const char *const leaf_exec_mode_names[LEAF_EXEC_NMODES] = { NULL, "graph", "pynative" };

@@ -12,7 +12,9 @@
  * "process", when there: the "<device>_<pid>" of an ATB row (atb.h), kept
  * as text for msprobe's Device and PID columns and not compared; "alias":
  * the ATB alias file (filter_level 1) that named "data", which msprobe
- * reads as invalid (its cells N/A).
+ * reads as invalid (its cells N/A).  "data_member", when there: the
+ * parameter inside the checkpoint "data" names (a file of many tensors or a
+ * folder of shards, ckpt.h), by the name ckpt_find() knows it under.
  */
 #ifndef PROBE_LEAFREC_H
 #define PROBE_LEAFREC_H
@@ -23,7 +25,7 @@ enum leaf_field {
 	LF_RANK, LF_STEP, LF_SEQ, LF_ENTRY, LF_NAME, LF_KEY, LF_STATE, LF_TYPE, LF_DTYPE, LF_SHAPE,
 	LF_MAX, LF_MIN, LF_MEAN, LF_NORM, LF_REQUIRES_GRAD, LF_MD5, LF_VALUE, LF_ATTRS, LF_P2P,
 	LF_DATA_NAME, LF_DATA, LF_TASK, LF_DUMP, LF_MSPROBE_SKIPS, LF_STACK, LF_MODULES, LF_STACK_FROM,
-	LF_WHERE, LF_EXEC_MODE, LF_PROCESS, LF_ALIAS, LF_NFIELDS
+	LF_WHERE, LF_EXEC_MODE, LF_PROCESS, LF_ALIAS, LF_DATA_MEMBER, LF_NFIELDS
 };
 
 extern const char *const leaf_field_names[LF_NFIELDS];

@@ -10,6 +10,7 @@
 struct storage_place {
 	uint64_t at, bytes, deflated;
 	const struct zip_entry *entry;
+	char *label;       /* "entry <name>", for messages */
 };
 
 struct ptobj {
@@ -38,6 +39,8 @@ void ptobj_close(struct ptobj *o)
 	tio_pt_reader_release(&o->z);
 	free(o->pkl_owned);
 	strmap_release(&o->storages);
+	for (size_t i = 0; o->places && i < o->pk.nviews; i++)
+		free(o->places[i].label);
 	free(o->places);
 	if (o->map) {
 		munmap(o->map, o->size);
@@ -133,6 +136,9 @@ static int place_view(struct ptobj *o, size_t v, struct strbuf *subject)
 		return -1;
 	*p = (struct storage_place){ .at = start, .bytes = (uint64_t)bytes, .entry = e,
 				     .deflated = e->method == 8 ? (e->csize ? e->csize : 1) : 0 };
+	strbuf_reset(subject);
+	strbuf_addf(subject, ENTRY_FMT, ENTRY_ARG(e));
+	p->label = xstrdup(subject->buf);
 	return 0;
 }
 
@@ -360,6 +366,7 @@ bool ptobj_tensor(const struct ptobj *o, ptobj_ref r, struct ptobj_tensor *out)
 		.deflated = p->deflated,
 		.big_endian = o->big,
 		.requires_grad = v->u.tensor.requires_grad,
+		.member = p->label,
 	};
 	out->entry = (const char *)p->entry->name;
 	out->entry_len = p->entry->name_len;

@@ -93,7 +93,7 @@ static int place_view(struct tensor *t, const char *path, const struct tplace *p
 	return tio_check_view(t, path, err, p->offset, (int64_t)(p->bytes / size), end);
 }
 
-/* Map, inflate or copy: what may fault once the file is mapped (under the caller's guard). */
+/* Map, inflate or copy: what may fault once the file is mapped (under the caller's guard); messages about `path`. */
 static int place_data(struct tensor *t, const char *path, const struct tplace *p, int64_t end, struct strbuf *err)
 {
 	unsigned size = dtype_info(p->dtype)->size;
@@ -120,6 +120,7 @@ static int place_data(struct tensor *t, const char *path, const struct tplace *p
 int tplace_open(struct tensor *t, const char *path, const struct tplace *p, struct strbuf *err)
 {
 	struct tensor_guard g;
+	struct strbuf subject = STRBUF_INIT;
 	const size_t err_len = err->len;
 	int64_t end = 0;
 	void *map = NULL;
@@ -137,9 +138,13 @@ int tplace_open(struct tensor *t, const char *path, const struct tplace *p, stru
 	t->format = TENSOR_PT;
 	t->requires_grad = p->requires_grad;
 	t->swapped = p->big_endian != host_is_big_endian() && dtype_info(p->dtype)->size > 1;
+	/* made before the guard: nothing a jump leaves behind */
+	strbuf_addstr(&subject, path);
+	if (p->member)
+		strbuf_addf(&subject, ": %s", p->member);
 	tensor_guard_begin(&g);
 	if (!sigsetjmp(g.jump, 0)) {
-		rc = place_data(t, path, p, end, err);
+		rc = place_data(t, subject.buf, p, end, err);
 	} else {
 		strbuf_setlen(err, err_len);
 		if (!tensor_fault_message(t, g.addr, err))
@@ -147,6 +152,7 @@ int tplace_open(struct tensor *t, const char *path, const struct tplace *p, stru
 		rc = -1;
 	}
 	tensor_guard_end(&g);
+	strbuf_release(&subject);
 	if (rc) {
 		tensor_close(t);
 		return -1;

@@ -39,6 +39,7 @@ struct tplace {
 	uint64_t deflated;      /* 0: stored as it is; else the length of the raw deflate stream at `at` */
 	bool big_endian;        /* the storage's byte order */
 	bool requires_grad;
+	const char *member;     /* what the storage is in the file, for messages ("entry archive/data/3"), or NULL */
 };
 
 /* 0, or -1 with "PATH: what" in err (t is then empty and needs no close). */

@@ -12,10 +12,11 @@ enum split { SPLIT_NONE, SPLIT_ROWS, SPLIT_COLS }; /* dimension 0 (column parall
 enum vkind { V_WEIGHT, V_BIAS, V_NORM };
 
 struct gparam {
-	char name[128];   /* the model's name (global layer numbers) */
-	char local[128];  /* Megatron's in its pipeline stage (local layer numbers) */
-	char extra[128];  /* a TransformerEngine module's _extra_state to write after it (Megatron), or "" */
-	int stage;        /* the pipeline stage that holds it */
+	const char *tmpl; /* its name, with %d for the layer and then the expert where it has them */
+	int layer;        /* its (global) layer, or -1 */
+	int expert;       /* its (global) expert, or -1 */
+	char name[128];   /* the model's name (global numbers) */
+	const char *extra; /* the TransformerEngine module's _extra_state to write after it (Megatron), or NULL */
 	int ndim;
 	int64_t shape[2];
 	enum split split;
@@ -26,20 +27,20 @@ struct gparam {
 struct model {
 	struct gparam *p;
 	size_t n, alloc;
-	int fault;        /* the parameter the fault changes, or -1 */
-	int64_t fault_at; /* perturb: its element */
+	int64_t fault_at; /* perturb: the element */
 };
 
-static struct gparam *add_param(struct model *m, int stage, const char *fmt_global, const char *fmt_local, int g, int l,
-				int ndim, int64_t d0, int64_t d1, enum split split, enum vkind vk)
+static struct gparam *add_param(struct model *m, const char *tmpl, int layer, int expert, int ndim, int64_t d0,
+				int64_t d1, enum split split, enum vkind vk)
 {
 	struct gparam *p;
 	ALLOC_GROW(m->p, m->n + 1, m->alloc);
 	p = &m->p[m->n];
 	memset(p, 0, sizeof(*p));
-	snprintf(p->name, sizeof(p->name), fmt_global, g);
-	snprintf(p->local, sizeof(p->local), fmt_local, l);
-	p->stage = stage;
+	p->tmpl = tmpl;
+	p->layer = layer;
+	p->expert = expert;
+	snprintf(p->name, sizeof(p->name), tmpl, layer, expert);
 	p->ndim = ndim;
 	p->shape[0] = d0;
 	p->shape[1] = d1;
@@ -49,38 +50,75 @@ static struct gparam *add_param(struct model *m, int stage, const char *fmt_glob
 	return p;
 }
 
+/* The dense MLP of a layer (fixture ck01's), or with experts its router and each expert's two linears. */
+static void add_mlp(struct model *m, const struct genckpt_config *c, int g)
+{
+	int64_t w = c->width;
+	struct gparam *p;
+	if (!c->experts) {
+		add_param(m, "decoder.layers.%d.mlp.linear_fc1.layer_norm_weight", g, -1, 1, w, 1, SPLIT_NONE, V_NORM);
+		p = add_param(m, "decoder.layers.%d.mlp.linear_fc1.weight", g, -1, 2, 4 * w, w, SPLIT_ROWS, V_WEIGHT);
+		p->extra = "mlp.linear_fc1._extra_state";
+		p = add_param(m, "decoder.layers.%d.mlp.linear_fc2.weight", g, -1, 2, w, 2 * w, SPLIT_COLS, V_WEIGHT);
+		p->extra = "mlp.linear_fc2._extra_state";
+		return;
+	}
+	add_param(m, "decoder.layers.%d.pre_mlp_layernorm.weight", g, -1, 1, w, 1, SPLIT_NONE, V_NORM);
+	add_param(m, "decoder.layers.%d.mlp.router.weight", g, -1, 2, c->experts, w, SPLIT_NONE, V_WEIGHT);
+	for (int e = 0; e < c->experts; e++) {
+		add_param(m, "decoder.layers.%d.mlp.experts.local_experts.%d.linear_fc1.weight", g, e, 2, 4 * w, w,
+			  SPLIT_ROWS, V_WEIGHT);
+		add_param(m, "decoder.layers.%d.mlp.experts.local_experts.%d.linear_fc2.weight", g, e, 2, w, 2 * w,
+			  SPLIT_COLS, V_WEIGHT);
+	}
+}
+
 static void build_model(const struct genckpt_config *c, struct model *m)
 {
-	int64_t w = c->width, per_stage = c->layers / c->pp;
+	int64_t w = c->width;
+	struct gparam *p;
 	memset(m, 0, sizeof(*m));
-	m->fault = -1;
-	add_param(m, 0, "embedding.word_embeddings.weight", "embedding.word_embeddings.weight", 0, 0, 2, 2 * w, w,
-		  SPLIT_ROWS, V_WEIGHT);
+	add_param(m, "embedding.word_embeddings.weight", -1, -1, 2, 2 * w, w, SPLIT_ROWS, V_WEIGHT);
 	for (int g = 0; g < c->layers; g++) {
-		int stage = (int)(g / per_stage), l = (int)(g % per_stage);
-		struct gparam *p;
-		add_param(m, stage, "decoder.layers.%d.self_attention.linear_qkv.layer_norm_weight",
-			  "decoder.layers.%d.self_attention.linear_qkv.layer_norm_weight", g, l, 1, w, 1, SPLIT_NONE, V_NORM);
-		p = add_param(m, stage, "decoder.layers.%d.self_attention.linear_qkv.weight",
-			      "decoder.layers.%d.self_attention.linear_qkv.weight", g, l, 2, 3 * w, w, SPLIT_ROWS, V_WEIGHT);
-		snprintf(p->extra, sizeof(p->extra), "decoder.layers.%d.self_attention.linear_qkv._extra_state", l);
-		add_param(m, stage, "decoder.layers.%d.self_attention.linear_qkv.bias",
-			  "decoder.layers.%d.self_attention.linear_qkv.bias", g, l, 1, 3 * w, 1, SPLIT_ROWS, V_BIAS);
-		p = add_param(m, stage, "decoder.layers.%d.self_attention.linear_proj.weight",
-			      "decoder.layers.%d.self_attention.linear_proj.weight", g, l, 2, w, w, SPLIT_COLS, V_WEIGHT);
-		snprintf(p->extra, sizeof(p->extra), "decoder.layers.%d.self_attention.linear_proj._extra_state", l);
-		add_param(m, stage, "decoder.layers.%d.mlp.linear_fc1.layer_norm_weight",
-			  "decoder.layers.%d.mlp.linear_fc1.layer_norm_weight", g, l, 1, w, 1, SPLIT_NONE, V_NORM);
-		p = add_param(m, stage, "decoder.layers.%d.mlp.linear_fc1.weight", "decoder.layers.%d.mlp.linear_fc1.weight",
-			      g, l, 2, 4 * w, w, SPLIT_ROWS, V_WEIGHT);
-		snprintf(p->extra, sizeof(p->extra), "decoder.layers.%d.mlp.linear_fc1._extra_state", l);
-		p = add_param(m, stage, "decoder.layers.%d.mlp.linear_fc2.weight", "decoder.layers.%d.mlp.linear_fc2.weight",
-			      g, l, 2, w, 2 * w, SPLIT_COLS, V_WEIGHT);
-		snprintf(p->extra, sizeof(p->extra), "decoder.layers.%d.mlp.linear_fc2._extra_state", l);
+		add_param(m, "decoder.layers.%d.self_attention.linear_qkv.layer_norm_weight", g, -1, 1, w, 1, SPLIT_NONE,
+			  V_NORM);
+		p = add_param(m, "decoder.layers.%d.self_attention.linear_qkv.weight", g, -1, 2, 3 * w, w, SPLIT_ROWS,
+			      V_WEIGHT);
+		p->extra = "self_attention.linear_qkv._extra_state";
+		add_param(m, "decoder.layers.%d.self_attention.linear_qkv.bias", g, -1, 1, 3 * w, 1, SPLIT_ROWS, V_BIAS);
+		p = add_param(m, "decoder.layers.%d.self_attention.linear_proj.weight", g, -1, 2, w, w, SPLIT_COLS,
+			      V_WEIGHT);
+		p->extra = "self_attention.linear_proj._extra_state";
+		add_mlp(m, c, g);
 	}
-	add_param(m, c->pp - 1, "decoder.final_layernorm.weight", "decoder.final_layernorm.weight", 0, 0, 1, w, 1,
-		  SPLIT_NONE, V_NORM);
-	add_param(m, c->pp - 1, "output_layer.weight", "output_layer.weight", 0, 0, 2, 2 * w, w, SPLIT_ROWS, V_WEIGHT);
+	add_param(m, "decoder.final_layernorm.weight", -1, -1, 1, w, 1, SPLIT_NONE, V_NORM);
+	add_param(m, "output_layer.weight", -1, -1, 2, 2 * w, w, SPLIT_ROWS, V_WEIGHT);
+}
+
+/*
+ * Where a parameter lies in Megatron's ranks: the pipeline rank and virtual
+ * stage of its model chunk (layer g in chunk g / Lc, Lc = L / (pp x vpp),
+ * chunk k on pipeline rank k % pp as its virtual stage k / pp), its local
+ * layer, its expert-parallel rank and local expert.  The embedding is the
+ * first chunk's, the final norm and the output layer the last's.
+ */
+struct place {
+	int pp_rank, vpp, layer, ep_rank, expert;
+};
+
+static void place_of(const struct genckpt_config *c, const struct gparam *p, struct place *at)
+{
+	int per_chunk = c->layers / (c->pp * c->vpp), chunk;
+	int per_rank = c->experts ? c->experts / c->ep : 0;
+	if (p->layer >= 0)
+		chunk = p->layer / per_chunk;
+	else
+		chunk = strncmp(p->name, "embedding.", 10) ? c->pp * c->vpp - 1 : 0;
+	at->pp_rank = chunk % c->pp;
+	at->vpp = chunk / c->pp;
+	at->layer = p->layer >= 0 ? p->layer % per_chunk : -1;
+	at->ep_rank = p->expert >= 0 ? p->expert / per_rank : -1; /* -1: on every expert rank */
+	at->expert = p->expert >= 0 ? p->expert % per_rank : -1;
 }
 
 static const struct gparam *find_param(const struct model *m, const char *name)
@@ -248,8 +286,10 @@ static tensorw_node megatron_args(struct tensorw_tree *t, const struct genckpt_c
 	tensorw_node a = tensorw_namespace(t), enum_args = tensorw_tuple(t);
 	tensorw_put(t, a, "tensor_model_parallel_size", tensorw_int(t, c->tp));
 	tensorw_put(t, a, "pipeline_model_parallel_size", tensorw_int(t, c->pp));
-	tensorw_put(t, a, "expert_model_parallel_size", tensorw_int(t, 1));
-	tensorw_put(t, a, "num_experts", tensorw_none(t));
+	tensorw_put(t, a, "expert_model_parallel_size", tensorw_int(t, c->ep));
+	tensorw_put(t, a, "num_experts", c->experts ? tensorw_int(t, c->experts) : tensorw_none(t));
+	if (c->vpp > 1)
+		tensorw_put(t, a, "num_layers_per_virtual_pipeline_stage", tensorw_int(t, c->layers / (c->pp * c->vpp)));
 	tensorw_put(t, a, "num_layers", tensorw_int(t, c->layers));
 	tensorw_put(t, a, "hidden_size", tensorw_int(t, c->width));
 	tensorw_put(t, a, "ffn_hidden_size", tensorw_int(t, 2 * c->width));
@@ -312,39 +352,67 @@ static tensorw_node extra_state(struct tensorw_tree *t, const char *name)
 	return tensorw_none(t);
 }
 
-static void write_megatron_rank(const struct run *r, const char *dir, int tp_rank, int pp_rank)
+/* The local name of a parameter in a rank's file: its layer within its chunk, its expert within its rank. */
+static void local_name(const struct genckpt_config *c, const struct gparam *p, struct strbuf *out)
+{
+	struct place at;
+	place_of(c, p, &at);
+	strbuf_reset(out);
+	strbuf_addf(out, p->tmpl, at.layer, at.expert);
+}
+
+static void write_megatron_rank(const struct run *r, const char *dir, int tp_rank, int pp_rank, int ep_rank)
 {
 	const struct genckpt_config *c = r->c;
 	struct tensorw_tree *t = tensorw_tree_new();
 	struct fills fl = { 0 };
-	tensorw_node root = tensorw_dict(t, false), model = tensorw_dict(t, true);
-	struct strbuf path = STRBUF_INIT;
+	tensorw_node root = tensorw_dict(t, false), model[GENCKPT_MAX_PARALLEL];
+	struct strbuf path = STRBUF_INIT, name = STRBUF_INIT;
 	int64_t shape[2];
 
 	tensorw_put(t, root, "args", megatron_args(t, c));
 	tensorw_put(t, root, "checkpoint_version", tensorw_float(t, 3.0));
 	tensorw_put(t, root, "iteration", tensorw_int(t, ITERATION));
+	for (int v = 0; v < c->vpp; v++)
+		model[v] = tensorw_dict(t, true);
 	for (size_t i = 0; i < r->m->n; i++) {
 		const struct gparam *p = &r->m->p[i];
-		if (p->stage != pp_rank || missing(r, p))
+		struct place at;
+		place_of(c, p, &at);
+		if (at.pp_rank != pp_rank || (at.ep_rank >= 0 && at.ep_rank != ep_rank) || missing(r, p))
 			continue;
-		tensorw_put(t, model, p->local,
+		local_name(c, p, &name);
+		tensorw_put(t, model[at.vpp], name.buf,
 			    add_tensor(t, r, p, p->split == SPLIT_NONE ? 0 : tp_rank, p->split == SPLIT_NONE ? 1 : c->tp,
 				       &fl, shape, NULL));
-		if (*p->extra)
-			tensorw_put(t, model, p->extra, extra_state(t, p->extra));
+		if (p->extra) {
+			strbuf_reset(&name);
+			strbuf_addf(&name, "decoder.layers.%d.%s", at.layer, p->extra);
+			tensorw_put(t, model[at.vpp], name.buf, extra_state(t, p->extra));
+		}
 	}
-	tensorw_put(t, root, "model", model);
+	if (c->vpp == 1) {
+		tensorw_put(t, root, "model", model[0]);
+	} else {
+		for (int v = 0; v < c->vpp; v++) {
+			strbuf_reset(&name);
+			strbuf_addf(&name, "model%d", v);
+			tensorw_put(t, root, name.buf, model[v]);
+		}
+	}
 	tensorw_put(t, root, "rng_state", megatron_rng(t));
 	tensorw_put(t, root, "num_floating_point_operations_so_far", tensorw_int(t, 0));
 
 	strbuf_addf(&path, "%s/iter_%07d/mp_rank_%02d", dir, ITERATION, tp_rank);
 	if (c->pp > 1)
 		strbuf_addf(&path, "_%03d", pp_rank);
+	if (c->ep > 1)
+		strbuf_addf(&path, "_%03d", ep_rank);
 	genio_mkdirs(path.buf);
 	strbuf_addstr(&path, "/model_optim_rng.pt");
 	write_tree(path.buf, t, root);
 	strbuf_release(&path);
+	strbuf_release(&name);
 	fills_release(&fl);
 	tensorw_tree_free(t);
 }
@@ -361,9 +429,10 @@ static void write_megatron(const struct run *r, const char *dir)
 {
 	struct strbuf path = STRBUF_INIT;
 	char it[16];
-	for (int p = 0; p < r->c->pp; p++)
-		for (int t = 0; t < r->c->tp; t++)
-			write_megatron_rank(r, dir, t, p);
+	for (int e = 0; e < r->c->ep; e++)
+		for (int p = 0; p < r->c->pp; p++)
+			for (int t = 0; t < r->c->tp; t++)
+				write_megatron_rank(r, dir, t, p, e);
 	strbuf_addf(&path, "%s/latest_checkpointed_iteration.txt", dir);
 	snprintf(it, sizeof(it), "%d", ITERATION);
 	write_text_file(path.buf, it);
@@ -481,8 +550,8 @@ static void write_hf(const struct run *r, const char *dir)
 
 void genckpt_config_init(struct genckpt_config *c)
 {
-	*c = (struct genckpt_config){ .layout = GENCKPT_MEGATRON, .fault = GENCKPT_PERTURB, .tp = 2, .pp = 2,
-				      .layers = 4, .width = 16, .shards = 2, .dtype = DT_BFLOAT16, .seed = 1 };
+	*c = (struct genckpt_config){ .layout = GENCKPT_MEGATRON, .fault = GENCKPT_PERTURB, .tp = 2, .pp = 2, .vpp = 1,
+				      .ep = 1, .layers = 4, .width = 16, .shards = 2, .dtype = DT_BFLOAT16, .seed = 1 };
 }
 
 int genckpt_fault_parse(const char *s)
@@ -496,13 +565,17 @@ int genckpt_fault_parse(const char *s)
 
 const char *genckpt_config_problem(const struct genckpt_config *c)
 {
-	int tp = c->layout == GENCKPT_MEGATRON ? c->tp : 1, pp = c->layout == GENCKPT_MEGATRON ? c->pp : 1;
-	if (tp < 1 || pp < 1 || tp > GENCKPT_MAX_PARALLEL || pp > GENCKPT_MAX_PARALLEL)
+	bool mg = c->layout == GENCKPT_MEGATRON;
+	int tp = mg ? c->tp : 1, pp = mg ? c->pp : 1, vpp = mg ? c->vpp : 1, ep = mg ? c->ep : 1;
+	if (tp < 1 || pp < 1 || vpp < 1 || ep < 1 || tp > GENCKPT_MAX_PARALLEL || pp > GENCKPT_MAX_PARALLEL ||
+	    vpp > GENCKPT_MAX_PARALLEL || ep > GENCKPT_MAX_PARALLEL)
 		return "the parallel sizes go from 1 to 64";
 	if (c->width % tp)
 		return "--width must be a multiple of --tp";
-	if (c->layers % pp)
-		return "--layers must be a multiple of --pp";
+	if (c->layers % (pp * vpp))
+		return "--layers must be a multiple of --pp times --vpp";
+	if (c->experts < 0 || c->experts > 1024 || (ep > 1 && !c->experts) || (c->experts && c->experts % ep))
+		return "--experts must be a multiple of --ep (and there must be experts when --ep is more than 1)";
 	if (c->shards < 1 || (size_t)c->shards > (size_t)(c->layers * 7 + 3))
 		return "--shards must be between 1 and the number of parameters";
 	if (c->dtype != DT_FLOAT32 && c->dtype != DT_BFLOAT16 && c->dtype != DT_FLOAT16)
@@ -537,7 +610,11 @@ void genckpt_write(const struct genckpt_config *c)
 	if (problem)
 		die("%s", problem);
 	build_model(c, &m);
-	snprintf(last_fc2, sizeof(last_fc2), "decoder.layers.%d.mlp.linear_fc2.weight", c->layers - 1);
+	if (c->experts)
+		snprintf(last_fc2, sizeof(last_fc2), "decoder.layers.%d.mlp.experts.local_experts.%d.linear_fc2.weight",
+			 c->layers - 1, c->experts - 1);
+	else
+		snprintf(last_fc2, sizeof(last_fc2), "decoder.layers.%d.mlp.linear_fc2.weight", c->layers - 1);
 	for (int target = 0; target < 2; target++) {
 		struct run r = { .c = c, .m = &m, .target = target == 1 };
 		switch (c->fault) {

@@ -18,6 +18,13 @@
  *   decoder.final_layernorm.weight                    [W]
  *   output_layer.weight                               [2W, W]
  *
+ * with E experts (--experts) each layer's MLP is instead
+ *
+ *   decoder.layers.<l>.pre_mlp_layernorm.weight                      [W]
+ *   decoder.layers.<l>.mlp.router.weight                             [E, W]
+ *   decoder.layers.<l>.mlp.experts.local_experts.<e>.linear_fc1.weight  [4W, W]
+ *   decoder.layers.<l>.mlp.experts.local_experts.<e>.linear_fc2.weight  [W, 2W]
+ *
  * each element a deterministic function of (seed, parameter, index):
  * weights uniform in +-0.02, biases +-0.01, norms 1 +- 0.05, rounded to
  * the dtype.  Layouts (OUTDIR/golden and OUTDIR/target each):
@@ -31,7 +38,12 @@
  *                names: tensor-parallel shards split as Megatron splits them,
  *                layers numbered within their pipeline stage, the
  *                TransformerEngine _extra_state entries as None or an empty
- *                uint8 tensor), rng_state (a list holding a dict with a
+ *                uint8 tensor; with virtual pipeline stages, model0,
+ *                model1, ...: chunk k of L / (pp x vpp) layers on pipeline
+ *                rank k % pp as its stage k / pp; with expert parallelism,
+ *                folders mp_rank_TT[_PPP]_EEE, each rank's experts numbered
+ *                from 0, the other parameters on every expert rank),
+ *                rng_state (a list holding a dict with a
  *                tuple, an object standing for numpy's state and a uint8
  *                tensor), num_floating_point_operations_so_far
  *   pt           model.pt: the whole model's state dict (an OrderedDict)
@@ -45,7 +57,8 @@
  *
  * Differences (the target's):
  *   perturb  decoder.layers.<L-1>.mlp.linear_fc2.weight[0, 2W-1] made
- *            1.5 x + 0.01 (in the last tensor-parallel shard)
+ *            1.5 x + 0.01 (in the last tensor-parallel shard); with
+ *            experts, the last expert's linear_fc2 (the last expert rank's)
  *   missing  decoder.layers.0.self_attention.linear_qkv.bias left out
  *   reshape  output_layer.weight with 8 rows more a tensor-parallel rank
  *   dtype    decoder.final_layernorm.weight saved as float32 (the same values)
@@ -71,6 +84,8 @@ struct genckpt_config {
 	enum genckpt_layout layout;
 	enum genckpt_fault fault;
 	int tp, pp;             /* megatron: tensor and pipeline parallel sizes (2, 2) */
+	int vpp;                /* megatron: virtual pipeline stages, model0 ... (1: `model`) */
+	int ep, experts;        /* megatron: expert parallel size (1); experts a layer (0: a dense MLP) */
 	int layers, width;      /* 4, 16 */
 	int shards;             /* hf: 2 */
 	enum dtype dtype;       /* bfloat16 */

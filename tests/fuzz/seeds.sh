@@ -75,6 +75,14 @@ dump|graphdata)
 pt)
 	files -name '*.pt' | while IFS= read -r f; do add "$f"; done
 	;;
+ckpt)
+	# fuzz_ckpt's first byte: 0 a file as it is, 1 a data.pkl, 2 a safetensors header
+	files -name '*.pt' | head -n 8 | while IFS= read -r f; do add_prefixed 000 "$f"; done
+	# pickle.dumps({'a': [1, (2, 'x')], 'b': {3: None}, 'c': 1.5, 'd': True}, protocol=2), and a tensor of storage 0
+	printf '\001\200\002}q\000(X\001\000\000\000aq\001]q\002(K\001K\002X\001\000\000\000xq\003\206q\004eX\001\000\000\000bq\005}q\006K\003NsX\001\000\000\000cq\007G?\370\000\000\000\000\000\000X\001\000\000\000dq\010\210u.' > "$tmp/p" && add "$tmp/p"
+	printf '\001\200\002}(X\001\000\000\000wctorch._utils\n_rebuild_tensor_v2\n((X\007\000\000\000storagectorch\nFloatStorage\nX\001\000\000\0000X\003\000\000\000cpuK@tQK\000K\002K\003\206K\003K\001\206\211ccollections\nOrderedDict\n)RtRu.' > "$tmp/p" && add "$tmp/p"
+	printf '\002{"__metadata__":{"format":"pt"},"w":{"dtype":"F32","shape":[2,3],"data_offsets":[0,24]},"b":{"dtype":"BF16","shape":[4],"data_offsets":[24,32]}}' > "$tmp/p" && add "$tmp/p"
+	;;
 npy)
 	files -name '*.npy' | while IFS= read -r f; do add "$f"; done
 	;;
