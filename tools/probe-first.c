@@ -86,6 +86,8 @@ int main(int argc, char **argv)
 			break;
 		}
 	}
+	if (text)
+		output_no_error_record(); /* a report for people: its message on stderr says it all */
 	argc -= first;
 	argv += first;
 	input = opt_input_operand(&spec, argc, argv, "records");

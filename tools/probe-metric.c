@@ -99,6 +99,8 @@ int main(int argc, char **argv)
 			break;
 		}
 	}
+	if (mo.output != METRIC_NDJSON)
+		output_no_error_record(); /* stdout holds a table, a workbook or nothing: no room for a record */
 	mo.band.rtol = band.rtol;
 	mo.band.atol = band.atol;
 	argc -= first;

@@ -82,7 +82,7 @@ static void renumber(struct strbuf *s, const char *word, int64_t local, int64_t 
 {
 	char from[96], to[96];
 	snprintf(from, sizeof(from), "%s.%lld", word, (long long)local);
-	snprintf(to, sizeof(to), "%s.%lld", word, (long long)(local + shift));
+	snprintf(to, sizeof(to), "%s.%lld", word, (long long)local + (long long)shift);
 	replace_all(s, from, to);
 }
 
@@ -498,7 +498,7 @@ int ck_read_megatron(struct ckpt *ck, struct strbuf *err)
 	int rc = find_iteration(ck, err);
 	if (!rc)
 		rc = list_rank_dirs(ck, &dirs, &n, err);
-	if (!rc)
+	if (!rc && dirs && n)
 		rc = read_sizes(ck, dirs[0], err);
 	if (!rc)
 		rc = check_rank_dirs(ck, dirs, n, err);

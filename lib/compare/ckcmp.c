@@ -1,6 +1,7 @@
 /* ckcmp.c: two checkpoints compared parameter by parameter (ckcmp.h). */
 #include "ckcmp.h"
 #include "tmetric.h"
+#include "../core/msg.h"
 #include "../core/progress.h"
 #include "../core/utf8.h"
 #include "../core/xalloc.h"
@@ -265,6 +266,8 @@ int ckcmp_pair(const struct ckpt *a, long ia, const struct ckpt *b, long ib, uns
 	memset(r, 0, sizeof(*r));
 	r->a = ia >= 0 ? ckpt_param(a, (size_t)ia) : NULL;
 	r->b = ib >= 0 ? ckpt_param(b, (size_t)ib) : NULL;
+	if (!r->a && !r->b)
+		return msg_fail(err, "checkpoint compare", "a pair of no parameters");
 	r->name = r->a ? r->a->name : r->b->name;
 	r->first_diff = -1;
 	r->cos = r->ms_cos = NAN;

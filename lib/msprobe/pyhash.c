@@ -3,43 +3,47 @@
 #include "../core/utf8.h"
 #include "../core/xalloc.h"
 
-#define ROTL(x, b) (uint64_t)(((x) << (b)) | ((x) >> (64 - (b))))
+static inline uint64_t rotl64(uint64_t x, unsigned b)
+{
+	return (x << b) | (x >> (64 - b));
+}
 
-#define SIPROUND(v0, v1, v2, v3)                                                                            \
-	do {                                                                                                \
-		v0 += v1; v1 = ROTL(v1, 13); v1 ^= v0; v0 = ROTL(v0, 32);                                    \
-		v2 += v3; v3 = ROTL(v3, 16); v3 ^= v2;                                                       \
-		v0 += v3; v3 = ROTL(v3, 21); v3 ^= v0;                                                       \
-		v2 += v1; v1 = ROTL(v1, 17); v1 ^= v2; v2 = ROTL(v2, 32);                                    \
-	} while (0)
+/* One SipHash round over the state v[0..3]. */
+static inline void sipround(uint64_t v[4])
+{
+	v[0] += v[1]; v[1] = rotl64(v[1], 13); v[1] ^= v[0]; v[0] = rotl64(v[0], 32);
+	v[2] += v[3]; v[3] = rotl64(v[3], 16); v[3] ^= v[2];
+	v[0] += v[3]; v[3] = rotl64(v[3], 21); v[3] ^= v[0];
+	v[2] += v[1]; v[1] = rotl64(v[1], 17); v[1] ^= v[2]; v[2] = rotl64(v[2], 32);
+}
 
 /* SipHash-1-3 with the key (0, 0): one compression round a word, three to finish. */
 static uint64_t siphash13_zero_key(const unsigned char *p, size_t len)
 {
-	uint64_t v0 = UINT64_C(0x736f6d6570736575), v1 = UINT64_C(0x646f72616e646f6d);
-	uint64_t v2 = UINT64_C(0x6c7967656e657261), v3 = UINT64_C(0x7465646279746573);
+	uint64_t v[4] = { UINT64_C(0x736f6d6570736575), UINT64_C(0x646f72616e646f6d), UINT64_C(0x6c7967656e657261),
+			  UINT64_C(0x7465646279746573) };
 	uint64_t b = (uint64_t)len << 56, m;
 	size_t i = 0;
 	for (; i + 8 <= len; i += 8) {
 		m = 0;
 		for (int k = 7; k >= 0; k--)
 			m = m << 8 | p[i + (size_t)k];
-		v3 ^= m;
-		SIPROUND(v0, v1, v2, v3);
-		v0 ^= m;
+		v[3] ^= m;
+		sipround(v);
+		v[0] ^= m;
 	}
 	m = 0;
 	for (size_t k = len; k > i; k--)
 		m = m << 8 | p[k - 1];
 	b |= m;
-	v3 ^= b;
-	SIPROUND(v0, v1, v2, v3);
-	v0 ^= b;
-	v2 ^= 0xff;
-	SIPROUND(v0, v1, v2, v3);
-	SIPROUND(v0, v1, v2, v3);
-	SIPROUND(v0, v1, v2, v3);
-	return v0 ^ v1 ^ v2 ^ v3;
+	v[3] ^= b;
+	sipround(v);
+	v[0] ^= b;
+	v[2] ^= 0xff;
+	sipround(v);
+	sipround(v);
+	sipround(v);
+	return v[0] ^ v[1] ^ v[2] ^ v[3];
 }
 
 /* The code points of s, a malformed byte as its own value. */

@@ -138,6 +138,13 @@ void output_mark_incomplete_on_die(void)
 	msg_set_die_hook(write_error_record);
 }
 
+void output_no_error_record(void)
+{
+	if (on_signal_do == ON_SIGNAL_RECORD)
+		on_signal_do = ON_SIGNAL_NOTHING;
+	msg_set_die_hook(NULL);
+}
+
 static void discard_output(const char *message)
 {
 	int null;

@@ -25,6 +25,11 @@ void output_close(void);
  * the records before it for a complete result.
  */
 void output_mark_incomplete_on_die(void);
+/*
+ * Undo output_mark_incomplete_on_die() once the options say that stdout
+ * carries no records (a table, a workbook, or nothing with -o DIR).
+ */
+void output_no_error_record(void);
 
 /*
  * For tools that write a table (CSV) on stdout, which has no room for an
