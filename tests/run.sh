@@ -19,11 +19,19 @@
 #                                     smoke runs, static analysis, valgrind.
 # With --asan DIR the unit and cli tests run again on the sanitizer build.
 # With --fast only the unit and cli tests run (make test: the edit-test loop).
+# The cli tests run JOBS at a time (default: the number of processors).
 # --only PATTERN runs the tests whose name (as printed: test_NAME, cli/TOOL/CASE.sh,
 # parity/..., checks/...) contains PATTERN, e.g. --only cli/first/ or --only alike.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
+jobs=${JOBS:-$(getconf _NPROCESSORS_ONLN 2> /dev/null || echo 2)}
 build=build asan= regen=0 only= fast=0
+one=0
+if [ "${1:-}" = --one ]; then
+	# internal: run_cli's worker, one test (bindir label regen test resultfile)
+	one=1 one_bindir=$2 one_label=$3 regen=$4 one_test=$5 one_res=$6
+	set --
+fi
 while [ $# -gt 0 ]; do
 	case $1 in
 	--build) build=$2; shift 2 ;;
@@ -76,51 +84,79 @@ run_unit() { # bindir label
 	done
 }
 
-run_cli() { # bindir label
-	for t in "$top"/tests/cli/*/*.sh; do
-		[ -f "$t" ] || continue
-		rel=${t#"$top"/tests/}
-		selected "$rel" || continue
-		dir=$(mktemp -d)
-		( cd "$dir" && PATH="$1/bin:$PATH" TOP="$top" sh "$t" > "$dir/.stdout" 2> "$dir/.stderr"; echo $? > "$dir/.status" )
-		if [ "$(cat "$dir/.status")" = 77 ]; then
-			# the test cannot run here; its first line of output says why
-			skip "$2$rel" "$(head -n 1 "$dir/.stdout")"
-			rm -rf "$dir"
-			continue
-		fi
-		if [ $regen = 1 ]; then
-			for k in out err; do
-				src=$dir/.std$k; [ $k = out ] && src=$dir/.stdout; [ $k = err ] && src=$dir/.stderr
-				if [ -s "$src" ]; then cp "$src" "$t.$k"; else rm -f "$t.$k"; fi
-			done
-			if [ "$(cat "$dir/.status")" != 0 ]; then cp "$dir/.status" "$t.status"; else rm -f "$t.status"; fi
-		fi
-		good=1
-		for k in out err status; do
-			case $k in out) got=$dir/.stdout ;; err) got=$dir/.stderr ;; status) got=$dir/.status ;; esac
-			want=$t.$k
-			if [ -f "$want" ]; then
-				cmp -s "$want" "$got" || good=0
-			elif [ $k = status ]; then
-				[ "$(cat "$got")" = 0 ] || good=0
-			else
-				[ ! -s "$got" ] || good=0
-			fi
+# One cli test (run in parallel by run_cli through "run.sh --one"): its TAP lines,
+# as "ok|DESC", "notok|DESC", "skip|DESC|REASON" and "# ..." comment lines, into a file.
+cli_one() { # bindir label test resultfile
+	bindir=$1 label=$2 t=$3 res=$4
+	rel=${t#"$top"/tests/}
+	dir=$(mktemp -d)
+	t0=$(date +%s%N)
+	( cd "$dir" && PATH="$bindir/bin:$PATH" TOP="$top" sh "$t" > "$dir/.stdout" 2> "$dir/.stderr"; echo $? > "$dir/.status" )
+	# TEST_TIMES=FILE: each test's wall time in ms, to find the slow ones
+	[ -z "${TEST_TIMES:-}" ] || echo "$((($(date +%s%N) - t0) / 1000000)) $label$rel" >> "$TEST_TIMES"
+	if [ "$(cat "$dir/.status")" = 77 ]; then
+		# the test cannot run here; its first line of output says why
+		echo "skip|$label$rel|$(head -n 1 "$dir/.stdout")" > "$res"
+		rm -rf "$dir"
+		return
+	fi
+	if [ $regen = 1 ]; then
+		for k in out err; do
+			src=$dir/.std$k
+			if [ -s "$src" ]; then cp "$src" "$t.$k"; else rm -f "$t.$k"; fi
 		done
-		if [ $good = 1 ]; then
-			ok "$2$rel"
+		if [ "$(cat "$dir/.status")" != 0 ]; then cp "$dir/.status" "$t.status"; else rm -f "$t.status"; fi
+	fi
+	good=1
+	for k in out err status; do
+		case $k in out) got=$dir/.stdout ;; err) got=$dir/.stderr ;; status) got=$dir/.status ;; esac
+		want=$t.$k
+		if [ -f "$want" ]; then
+			cmp -s "$want" "$got" || good=0
+		elif [ $k = status ]; then
+			[ "$(cat "$got")" = 0 ] || good=0
 		else
-			notok "$2$rel"
-			echo "#   reproduce: cd \$(mktemp -d) && PATH=$1/bin:\$PATH TOP=$top sh $t"
+			[ ! -s "$got" ] || good=0
+		fi
+	done
+	if [ $good = 1 ]; then
+		echo "ok|$label$rel" > "$res"
+	else
+		{
+			echo "notok|$label$rel"
+			echo "#   reproduce: cd \$(mktemp -d) && PATH=$bindir/bin:\$PATH TOP=$top sh $t"
 			for k in out err status; do
 				case $k in out) got=$dir/.stdout ;; err) got=$dir/.stderr ;; status) got=$dir/.status ;; esac
 				want=$t.$k; [ -f "$want" ] || { want=/dev/null; [ $k = status ] && { want=$dir/.zero; echo 0 > "$want"; }; }
 				diff -u "$want" "$got" | head -30 | sed 's/^/#   /'
 			done
-		fi
-		rm -rf "$dir"
+		} > "$res"
+	fi
+	rm -rf "$dir"
+}
+
+# The cli tests, JOBS at a time (default: the number of processors), reported in order.
+run_cli() { # bindir label
+	res=$(mktemp -d)
+	i=0
+	for t in "$top"/tests/cli/*/*.sh; do
+		[ -f "$t" ] || continue
+		selected "${t#"$top"/tests/}" || continue
+		i=$((i + 1))
+		printf '%s\n%s\n' "$t" "$res/$(printf %05d $i)"
+	done | xargs -d '\n' -n 2 -P "$jobs" sh "$top/tests/run.sh" --one "$1" "$2" $regen
+	for r in "$res"/*; do
+		[ -f "$r" ] || continue
+		while IFS= read -r line; do
+			case $line in
+			"ok|"*) ok "${line#ok|}" ;;
+			"notok|"*) notok "${line#notok|}" ;;
+			"skip|"*) d=${line#skip|}; skip "${d%%|*}" "${d#*|}" ;;
+			*) echo "$line" ;;
+			esac
+		done < "$r"
 	done
+	rm -rf "$res"
 }
 
 run_parity() {
@@ -148,17 +184,27 @@ run_checks() {
 	done
 }
 
-run_unit "$build" ""
-run_cli "$build" ""
+if [ $one = 1 ]; then
+	cli_one "$one_bindir" "$one_label" "$one_test" "$one_res"
+	exit 0
+fi
+phase_start=$(date +%s)
+phase() { # name: how long the phase that ends here took, as a TAP comment
+	now=$(date +%s)
+	echo "# $1: $((now - phase_start)) s"
+	phase_start=$now
+}
+run_unit "$build" ""; phase "unit tests"
+run_cli "$build" ""; phase "cli tests ($jobs at a time)"
 if [ $fast = 0 ]; then
-	run_parity
-	run_checks
+	run_parity; phase "parity tests"
+	run_checks; phase "checks"
 fi
 if [ -n "$asan" ]; then
 	export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:halt_on_error=1
 	export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
-	run_unit "$asan" "asan: "
-	run_cli "$asan" "asan: "
+	run_unit "$asan" "asan: "; phase "unit tests, sanitizers"
+	run_cli "$asan" "asan: "; phase "cli tests, sanitizers"
 fi
 echo "1..$n"
 [ $skipped -gt 0 ] && echo "# $skipped skipped (not counted as passed): see the SKIP lines above"
