@@ -6,10 +6,12 @@ function __probe_paths --argument-names kind
     set -l tok (commandline -ct | string replace -r -- '^--[^=]*=' '')
     set -l re '^[^\t]*/(?:\t.*)?$'
     test "$kind" = dump; and set re '^[^\t]*(?:/|\.json|\.json\.gz)(?:\t.*)?$'
-    complete -C"__probe_no_such_command $tok" | string match -r -- $re
+    complete -C"__probe_no_such_command $tok" | string match -r -- $re \
+        | string match -rv -- '(?:^|/)(?:stack|construct)\.json(?:\t.*)?$'
 end
 
-complete -c probe-ckpt -l format -x -a 'records text' -d 'records (default) or text, a report for people'
+complete -c probe-ckpt -l format -x -a 'records text'
+complete -c probe-ckpt -l format -x -d 'records (default) or text, a report for people'
 complete -c probe-ckpt -l msprobe-json -r -F -d 'also write msprobe\'s ckpt_similarity.json to FILE (- for standard output, instead of the records)'
 complete -c probe-ckpt -s j -l jobs -x -d 'threads at work on the parameters, this one included (default: the number of processors)'
 complete -c probe-ckpt -s q -l quiet -d 'print no warnings'

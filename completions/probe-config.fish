@@ -6,13 +6,17 @@ function __probe_paths --argument-names kind
     set -l tok (commandline -ct | string replace -r -- '^--[^=]*=' '')
     set -l re '^[^\t]*/(?:\t.*)?$'
     test "$kind" = dump; and set re '^[^\t]*(?:/|\.json|\.json\.gz)(?:\t.*)?$'
-    complete -C"__probe_no_such_command $tok" | string match -r -- $re
+    complete -C"__probe_no_such_command $tok" | string match -r -- $re \
+        | string match -rv -- '(?:^|/)(?:stack|construct)\.json(?:\t.*)?$'
 end
 
-complete -c probe-config -l format -x -a 'records text' -d 'records (default) or text, a report for people'
+complete -c probe-config -l format -x -a 'records text'
+complete -c probe-config -l format -x -d 'records (default) or text, a report for people'
 complete -c probe-config -l xlsx -d 'write msprobe\'s result.xlsx on standard output instead'
-complete -c probe-config -s o -l output-dir -x -a '(__probe_paths dir)' -d 'write msprobe\'s result.xlsx into DIR, made when missing (records or text on standard output only with --format)'
-complete -c probe-config -l kind -x -a 'pack pip env config script' -d 'read both operands as this kind instead of telling it from name and content'
+complete -c probe-config -s o -l output-dir -x -a '(__probe_paths dir)'
+complete -c probe-config -s o -l output-dir -x -d 'write msprobe\'s result.xlsx into DIR, made when missing (records or text on standard output only with --format)'
+complete -c probe-config -l kind -x -a 'pack pip env config script'
+complete -c probe-config -l kind -x -d 'read both operands as this kind instead of telling it from name and content'
 complete -c probe-config -l all -d 'a record for every item compared, the equal ones too'
 complete -c probe-config -s h -l help -d 'print this help and exit'
 complete -c probe-config -l version -d 'print the version and exit'

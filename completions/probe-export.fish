@@ -6,12 +6,16 @@ function __probe_paths --argument-names kind
     set -l tok (commandline -ct | string replace -r -- '^--[^=]*=' '')
     set -l re '^[^\t]*/(?:\t.*)?$'
     test "$kind" = dump; and set re '^[^\t]*(?:/|\.json|\.json\.gz)(?:\t.*)?$'
-    complete -C"__probe_no_such_command $tok" | string match -r -- $re
+    complete -C"__probe_no_such_command $tok" | string match -r -- $re \
+        | string match -rv -- '(?:^|/)(?:stack|construct)\.json(?:\t.*)?$'
 end
 
-complete -c probe-export -s t -l type -x -a 'pt npy' -d 'pt (default), torch.save\'s file, or npy, numpy.save\'s (bfloat16 as float32)'
-complete -c probe-export -s o -l output -x -a '(__probe_paths dir)' -d 'write the files into DIR, made when missing (default ./output, as msprobe\'s)'
+complete -c probe-export -s t -l type -x -a 'pt npy'
+complete -c probe-export -s t -l type -x -d 'pt (default), torch.save\'s file, or npy, numpy.save\'s (bfloat16 as float32)'
+complete -c probe-export -s o -l output -x -a '(__probe_paths dir)'
+complete -c probe-export -s o -l output -x -d 'write the files into DIR, made when missing (default ./output, as msprobe\'s)'
 complete -c probe-export -s r -l recursive -d 'a folder\'s tensor files and those of the folders below it, keeping the folders'
-complete -c probe-export -l format -x -a 'records text' -d 'records (default), one per file written, or text, a line each for people'
+complete -c probe-export -l format -x -a 'records text'
+complete -c probe-export -l format -x -d 'records (default), one per file written, or text, a line each for people'
 complete -c probe-export -s h -l help -d 'print this help and exit'
 complete -c probe-export -l version -d 'print the version and exit'

@@ -6,11 +6,13 @@ function __probe_paths --argument-names kind
     set -l tok (commandline -ct | string replace -r -- '^--[^=]*=' '')
     set -l re '^[^\t]*/(?:\t.*)?$'
     test "$kind" = dump; and set re '^[^\t]*(?:/|\.json|\.json\.gz)(?:\t.*)?$'
-    complete -C"__probe_no_such_command $tok" | string match -r -- $re
+    complete -C"__probe_no_such_command $tok" | string match -r -- $re \
+        | string match -rv -- '(?:^|/)(?:stack|construct)\.json(?:\t.*)?$'
 end
 
 complete -c probe-first -s n -l count -x -d 'report the first N divergences of each rank (default 1)'
-complete -c probe-first -l format -x -a 'records text' -d 'records (default) or text, a report for people'
+complete -c probe-first -l format -x -a 'records text'
+complete -c probe-first -l format -x -d 'records (default) or text, a report for people'
 complete -c probe-first -l rtol -x -d 'a statistic or element within this relative tolerance does not diverge'
 complete -c probe-first -l atol -x -d 'a statistic or element within this absolute tolerance does not diverge'
 complete -c probe-first -l ulps -x -d 'an element within N units in the last place of its dtype does not diverge'

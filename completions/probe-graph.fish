@@ -6,11 +6,13 @@ function __probe_paths --argument-names kind
     set -l tok (commandline -ct | string replace -r -- '^--[^=]*=' '')
     set -l re '^[^\t]*/(?:\t.*)?$'
     test "$kind" = dump; and set re '^[^\t]*(?:/|\.json|\.json\.gz)(?:\t.*)?$'
-    complete -C"__probe_no_such_command $tok" | string match -r -- $re
+    complete -C"__probe_no_such_command $tok" | string match -r -- $re \
+        | string match -rv -- '(?:^|/)(?:stack|construct)\.json(?:\t.*)?$'
 end
 
 complete -c probe-graph -s o -l output -r -F -d 'write to FILE, atomically (its format from a .html, .db or .json/.ndjson suffix)'
-complete -c probe-graph -l format -x -a 'html visdb json' -d 'html (default): the page; visdb: msprobe\'s vis.db (needs -o); json: one record per node'
+complete -c probe-graph -l format -x -a 'html visdb json'
+complete -c probe-graph -l format -x -d 'html (default): the page; visdb: msprobe\'s vis.db (needs -o); json: one record per node'
 complete -c probe-graph -l fuzzy -d 'match as msprobe\'s -fm: modules by name wherever they are, their APIs by name without call numbers and by order'
 complete -c probe-graph -l overflow -d 'msprobe\'s -oc: each node\'s overflow level (critical, high, medium) from its inf/nan statistics'
 complete -c probe-graph -l mapping -r -F -d 'match target nodes to the golden nodes this YAML mapping names (msprobe\'s -lm mapping), wherever they are'

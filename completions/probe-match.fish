@@ -6,7 +6,8 @@ function __probe_paths --argument-names kind
     set -l tok (commandline -ct | string replace -r -- '^--[^=]*=' '')
     set -l re '^[^\t]*/(?:\t.*)?$'
     test "$kind" = dump; and set re '^[^\t]*(?:/|\.json|\.json\.gz)(?:\t.*)?$'
-    complete -C"__probe_no_such_command $tok" | string match -r -- $re
+    complete -C"__probe_no_such_command $tok" | string match -r -- $re \
+        | string match -rv -- '(?:^|/)(?:stack|construct)\.json(?:\t.*)?$'
 end
 
 complete -c probe-match -f -a '(__probe_paths dump)'
@@ -15,11 +16,13 @@ complete -c probe-match -l data-mapping -r -F -d 'map target row names to golden
 complete -c probe-match -l api-mapping -F -d 'map MindSpore API names to PyTorch\'s by msprobe\'s built-in table, and FILE\'s APIs and arguments (msprobe -am)'
 complete -c probe-match -l cell-mapping -F -d 'map Cell to Module and module names by FILE (msprobe -cm)'
 complete -c probe-match -l layer-mapping -F -d 'derive a data mapping from both dumps\' module scopes, with FILE\'s renames per module class (msprobe -lm)'
-complete -c probe-match -l save-mapping -x -a '(__probe_paths dir)' -d 'with --layer-mapping: write each derived mapping into DIR as msprobe\'s data_mapping_<ts>.yaml'
+complete -c probe-match -l save-mapping -x -a '(__probe_paths dir)'
+complete -c probe-match -l save-mapping -x -d 'with --layer-mapping: write each derived mapping into DIR as msprobe\'s data_mapping_<ts>.yaml'
 complete -c probe-match -l ranks-by-position -d 'pair the k-th target rank with the k-th golden rank'
 complete -c probe-match -l only-ranks -x -d 'read only these ranks of the golden dump, e.g. 0,4-7'
 complete -c probe-match -l partial -d 'accept a partial comparison: most target leaves unmatched; mark the unpaired leaves for the tools after'
-complete -c probe-match -l consistency -x -a 'fsdp megatron' -d 'verl training (target) against inference (golden) as msprobe --consistent_check --backend does'
+complete -c probe-match -l consistency -x -a 'fsdp megatron'
+complete -c probe-match -l consistency -x -d 'verl training (target) against inference (golden) as msprobe --consistent_check --backend does'
 complete -c probe-match -s v -l verbose -d 'print the counts of pairs and the unmatched leaves by class on stderr at the end'
 complete -c probe-match -s h -l help -d 'print this help and exit'
 complete -c probe-match -l version -d 'print the version and exit'

@@ -6,14 +6,17 @@ function __probe_paths --argument-names kind
     set -l tok (commandline -ct | string replace -r -- '^--[^=]*=' '')
     set -l re '^[^\t]*/(?:\t.*)?$'
     test "$kind" = dump; and set re '^[^\t]*(?:/|\.json|\.json\.gz)(?:\t.*)?$'
-    complete -C"__probe_no_such_command $tok" | string match -r -- $re
+    complete -C"__probe_no_such_command $tok" | string match -r -- $re \
+        | string match -rv -- '(?:^|/)(?:stack|construct)\.json(?:\t.*)?$'
 end
 
 complete -c probe-merge -s c -l config -r -F -d 'msprobe\'s merge config (YAML): api, and compare_index'
 complete -c probe-merge -l api -x -d 'an operator to merge, as the config\'s api (repeatable; added to the config\'s)'
 complete -c probe-merge -l index -x -d 'a compare index to merge, as the config\'s compare_index (repeatable)'
-complete -c probe-merge -s o -l output-dir -x -a '(__probe_paths dir)' -d 'write msprobe\'s multi_ranks_compare_merge_<time>.xlsx into DIR'
-complete -c probe-merge -l format -x -a 'json csv text' -d 'what goes to stdout: json (default without -o), csv, or text (--groups only)'
+complete -c probe-merge -s o -l output-dir -x -a '(__probe_paths dir)'
+complete -c probe-merge -s o -l output-dir -x -d 'write msprobe\'s multi_ranks_compare_merge_<time>.xlsx into DIR'
+complete -c probe-merge -l format -x -a 'json csv text'
+complete -c probe-merge -l format -x -d 'what goes to stdout: json (default without -o), csv, or text (--groups only)'
 complete -c probe-merge -l groups -d 'check the communication groups across ranks instead: exit 1 when a group\'s outputs disagree'
 complete -c probe-merge -l partial -d 'records: accept a partial comparison, as probe-metric --partial'
 complete -c probe-merge -s h -l help -d 'print this help and exit'

@@ -6,17 +6,20 @@ function __probe_paths --argument-names kind
     set -l tok (commandline -ct | string replace -r -- '^--[^=]*=' '')
     set -l re '^[^\t]*/(?:\t.*)?$'
     test "$kind" = dump; and set re '^[^\t]*(?:/|\.json|\.json\.gz)(?:\t.*)?$'
-    complete -C"__probe_no_such_command $tok" | string match -r -- $re
+    complete -C"__probe_no_such_command $tok" | string match -r -- $re \
+        | string match -rv -- '(?:^|/)(?:stack|construct)\.json(?:\t.*)?$'
 end
 
 complete -c probe-metric -l csv -d 'write msprobe\'s compare_result CSV instead of metric records'
 complete -c probe-metric -l xlsx -d 'write msprobe\'s compare_result workbook (.xlsx) instead of metric records'
 complete -c probe-metric -l xlsx-reader -d 'the workbook for people: header frozen, filters, widths, rows coloured by Result, the first divergence marked, our verdict (implies --xlsx)'
-complete -c probe-metric -l mode -x -a 'statistics md5 tensor' -d 'force msprobe\'s mode instead of detecting it'
+complete -c probe-metric -l mode -x -a 'statistics md5 tensor'
+complete -c probe-metric -l mode -x -d 'force msprobe\'s mode instead of detecting it'
 complete -c probe-metric -l rtol -x -d 'our verdict: statistics within this relative tolerance agree'
 complete -c probe-metric -l atol -x -d 'our verdict: statistics within this absolute tolerance agree'
 complete -c probe-metric -l no-stack -d 'leave out the NPU_Stack_Info column'
-complete -c probe-metric -s o -l output-dir -x -a '(__probe_paths dir)' -d 'write msprobe\'s CSV (or --xlsx) files into DIR, one per rank, as msprobe names them (implies --csv)'
+complete -c probe-metric -s o -l output-dir -x -a '(__probe_paths dir)'
+complete -c probe-metric -s o -l output-dir -x -d 'write msprobe\'s CSV (or --xlsx) files into DIR, one per rank, as msprobe names them (implies --csv)'
 complete -c probe-metric -l rows-per-file -x -d 'split CSV files after N rows (default 1000000, as msprobe)'
 complete -c probe-metric -l partial -d 'accept a partial comparison: most target leaves without a golden partner'
 complete -c probe-metric -s j -l jobs -x -d 'threads at work on the pairs, this one included (default: the number of processors)'

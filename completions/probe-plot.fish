@@ -6,12 +6,15 @@ function __probe_paths --argument-names kind
     set -l tok (commandline -ct | string replace -r -- '^--[^=]*=' '')
     set -l re '^[^\t]*/(?:\t.*)?$'
     test "$kind" = dump; and set re '^[^\t]*(?:/|\.json|\.json\.gz)(?:\t.*)?$'
-    complete -C"__probe_no_such_command $tok" | string match -r -- $re
+    complete -C"__probe_no_such_command $tok" | string match -r -- $re \
+        | string match -rv -- '(?:^|/)(?:stack|construct)\.json(?:\t.*)?$'
 end
 
 complete -c probe-plot -s o -l output -r -F -d 'write the picture to FILE: .svg, or .html (.htm) for the page; no other suffix'
-complete -c probe-plot -l format -x -a 'svg html' -d 'svg (default), or html: the picture, its tooltips and a table to filter'
-complete -c probe-plot -l metric -x -a 'auto rel abs md5 max_rel max_abs ulp cos' -d 'the error drawn (default auto: the one the mode has)'
+complete -c probe-plot -l format -x -a 'svg html'
+complete -c probe-plot -l format -x -d 'svg (default), or html: the picture, its tooltips and a table to filter'
+complete -c probe-plot -l metric -x -a 'auto rel abs md5 max_rel max_abs ulp cos'
+complete -c probe-plot -l metric -x -d 'the error drawn (default auto: the one the mode has)'
 complete -c probe-plot -l ranks -x -d 'draw only these ranks ("0,4-7")'
 complete -c probe-plot -l range -x -d 'draw only the leaves whose x (seq, steps one after another) is in A..B'
 complete -c probe-plot -l width -x -d 'width of the picture (default 1200)'

@@ -6,7 +6,8 @@ function __probe_paths --argument-names kind
     set -l tok (commandline -ct | string replace -r -- '^--[^=]*=' '')
     set -l re '^[^\t]*/(?:\t.*)?$'
     test "$kind" = dump; and set re '^[^\t]*(?:/|\.json|\.json\.gz)(?:\t.*)?$'
-    complete -C"__probe_no_such_command $tok" | string match -r -- $re
+    complete -C"__probe_no_such_command $tok" | string match -r -- $re \
+        | string match -rv -- '(?:^|/)(?:stack|construct)\.json(?:\t.*)?$'
 end
 
 complete -c probe-stack -s g -l golden -d 'attach to the golden leaf of pairs instead of the target one'
@@ -15,6 +16,7 @@ complete -c probe-stack -l construct -r -F -d 'this construct.json instead of th
 complete -c probe-stack -s u -l user-frames -d 'keep only the frames of the user\'s own code'
 complete -c probe-stack -l innermost -x -d 'keep only the innermost N frames'
 complete -c probe-stack -l framework -x -d 'frames whose file path holds PATTERN are framework code too (repeatable)'
-complete -c probe-stack -l format -x -a 'records text' -d 'records (default) or text, one line per record for people'
+complete -c probe-stack -l format -x -a 'records text'
+complete -c probe-stack -l format -x -d 'records (default) or text, one line per record for people'
 complete -c probe-stack -s h -l help -d 'print this help and exit'
 complete -c probe-stack -l version -d 'print the version and exit'

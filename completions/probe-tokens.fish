@@ -6,11 +6,13 @@ function __probe_paths --argument-names kind
     set -l tok (commandline -ct | string replace -r -- '^--[^=]*=' '')
     set -l re '^[^\t]*/(?:\t.*)?$'
     test "$kind" = dump; and set re '^[^\t]*(?:/|\.json|\.json\.gz)(?:\t.*)?$'
-    complete -C"__probe_no_such_command $tok" | string match -r -- $re
+    complete -C"__probe_no_such_command $tok" | string match -r -- $re \
+        | string match -rv -- '(?:^|/)(?:stack|construct)\.json(?:\t.*)?$'
 end
 
 complete -c probe-tokens -l tie -x -d 'a difference where a run\'s margin between the two tokens is under X nats is a near tie (default 0.1)'
 complete -c probe-tokens -l prefill-step -x -d 'the dump step of the prefill, which produced token 0 (default 0)'
-complete -c probe-tokens -l format -x -a 'records text' -d 'records (default) or text, a report for people'
+complete -c probe-tokens -l format -x -a 'records text'
+complete -c probe-tokens -l format -x -d 'records (default) or text, a report for people'
 complete -c probe-tokens -s h -l help -d 'print this help and exit'
 complete -c probe-tokens -l version -d 'print the version and exit'

@@ -34,13 +34,13 @@ say "head -1 target.ndjson | jq ."
 head -1 target.ndjson | jq .
 
 say "the first leaf, in execution order, whose statistics differ (bitwise, as text):"
-echo "jq -n --slurpfile g golden.ndjson --slurpfile t target.ndjson '...'"
-jq -n --slurpfile g golden.ndjson --slurpfile t target.ndjson '
-	[range(0; $t | length) as $i | $t[$i] as $a | $g[$i] as $b
-	 | select($a.key == $b.key and ([$a.max, $a.min, $a.mean, $a.norm] != [$b.max, $b.min, $b.mean, $b.norm]))
-	 | {seq: $a.seq, name: $a.name, state: $a.state,
-	    target: [$a.max, $a.min, $a.mean, $a.norm], golden: [$b.max, $b.min, $b.mean, $b.norm]}]
+prog='[range(0; $t | length) as $i | $t[$i] as $a | $g[$i] as $b
+	| select($a.key == $b.key and ([$a.max, $a.min, $a.mean, $a.norm] != [$b.max, $b.min, $b.mean, $b.norm]))
+	| {seq: $a.seq, name: $a.name, state: $a.state,
+	   target: [$a.max, $a.min, $a.mean, $a.norm], golden: [$b.max, $b.min, $b.mean, $b.norm]}]
 	| first'
+printf "jq -n --slurpfile g golden.ndjson --slurpfile t target.ndjson '%s'\n" "$prog"
+jq -n --slurpfile g golden.ndjson --slurpfile t target.ndjson "$prog"
 
 say "probe-flatten run/target | probe-match run/golden | probe-metric | probe-stack > metric.ndjson"
 probe-flatten run/target | probe-match run/golden | probe-metric | probe-stack > metric.ndjson

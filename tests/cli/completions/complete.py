@@ -4,9 +4,10 @@ are what the option tables (each tool's --list-options) say.
 
 Not a test itself (run.sh runs tests/cli/*/*.sh); bash.sh, zsh.sh and fish.sh
 run it.  The completions are asked for in a directory holding
-    npu/ (with npu/step0/rank0/), other/, dump.json, dump.json.gz, "a b.json", notes.txt
+    npu/ (with npu/step0/rank0/), other/, dump.json, dump.json.gz, "a b.json", notes.txt,
+    stack.json, construct.json (they go beside a dump: files, not dumps)
 so that
-    dump operands (where the tool reads dumps)  complete to  all but notes.txt
+    dump operands (where the tool reads dumps)  complete to  all but notes.txt, stack.json, construct.json
     file operands and FILE arguments            complete to  all six
     directory operands and DIR arguments        complete to  npu other
     an argument without fixed values (N, X)     completes to  nothing
@@ -27,7 +28,7 @@ import sys
 import tempfile
 
 DUMPS = {"npu", "other", "dump.json", "dump.json.gz", "a b.json"}
-FILES = DUMPS | {"notes.txt"}
+FILES = DUMPS | {"notes.txt", "stack.json", "construct.json"}
 DIRS = {"npu", "other"}
 TOP = os.environ.get("TOP") or os.path.abspath(os.path.join(os.path.dirname(__file__), "../../.."))
 COMPDIR = os.path.join(TOP, "completions")
@@ -215,7 +216,7 @@ def main():
     work, fx = os.path.join(base, "work"), os.path.join(base, "fx")
     os.makedirs(os.path.join(fx, "npu", "step0", "rank0"))
     os.makedirs(os.path.join(fx, "other"))
-    for f in ("dump.json", "dump.json.gz", "a b.json", "notes.txt"):
+    for f in ("dump.json", "dump.json.gz", "a b.json", "notes.txt", "stack.json", "construct.json"):
         open(os.path.join(fx, f), "w").close()
     os.makedirs(os.path.join(work, "out"))
     out = os.path.join(work, "out")
