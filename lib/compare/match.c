@@ -142,6 +142,10 @@ struct matcher {
 	bool target_modes[LEAF_EXEC_NMODES]; /* the folders the target records came from */
 	bool mode_passed_over[LEAF_EXEC_NMODES]; /* a target folder without a golden one */
 	struct strbuf target_root;           /* the target's graph/pynative root, from its first record there */
+	struct {                             /* two target steps paired with one golden step */
+		bool seen, warned;
+		int64_t target_step, golden_step; /* the first target step and its golden step */
+	} step_spread;
 	struct strbuf scratch, scratch2;
 	struct strbuf key_json; /* the current target leaf's displayed key (JSON) */
 	struct match_stats stats;
@@ -1064,6 +1068,39 @@ static void note_target_root(struct matcher *m, const struct leafrec *r)
 	layout_mode_root(m->scratch.buf, &m->target_root);
 }
 
+static const char *golden_dump_of(const struct matcher *m, uint32_t g);
+
+/*
+ * A golden dump of one step pairs with every target step (pair_group()):
+ * right for one target step against a golden step of another number, but
+ * two target steps compared with the same golden step is seldom meant.
+ * Said once, naming both dumps.
+ */
+static void warn_step_spread(struct matcher *m, const struct leafrec *r, uint32_t g)
+{
+	int64_t gstep = m->groups[g].step;
+	if (m->step_spread.warned || r->step < 0 || gstep < 0)
+		return;
+	if (!m->step_spread.seen) {
+		m->step_spread.seen = true;
+		m->step_spread.target_step = r->step;
+		m->step_spread.golden_step = gstep;
+		return;
+	}
+	if (r->step == m->step_spread.target_step || gstep != m->step_spread.golden_step)
+		return;
+	const char *golden = golden_dump_of(m, g);
+	m->step_spread.warned = true;
+	strbuf_reset(&m->scratch2);
+	if (r->f[LF_DUMP].kind == SPAN_STRING)
+		leafrec_str(r, LF_DUMP, &m->scratch2);
+	warning("the golden side holds one step (step %lld%s%s) and every target step is compared with it: "
+		"target steps %lld and %lld so far%s%s; to compare step with step give the golden dump's root, "
+		"or give one target step", (long long)gstep, golden ? ", " : "", golden ? golden : "",
+		(long long)m->step_spread.target_step, (long long)r->step, m->scratch2.len ? ", the last " : "",
+		m->scratch2.buf);
+}
+
 static int start_group(struct matcher *m, const struct leafrec *r, struct strbuf *out, struct strbuf *err)
 {
 	uint32_t g = 0;
@@ -1075,8 +1112,10 @@ static int start_group(struct matcher *m, const struct leafrec *r, struct strbuf
 	ret = m->cur.skip ? 0 : flush_golden_only(m, out, err);
 	if (!ret)
 		ret = find_group(m, r->exec_mode, r->step, r->rank, &g, err);
-	if (!ret)
+	if (!ret) {
 		m->groups[g].paired = true;
+		warn_step_spread(m, r, g);
+	}
 	pthread_mutex_unlock(&m->load.lock);
 	if (ret < 0)
 		return ret;

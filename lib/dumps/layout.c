@@ -3,6 +3,7 @@
 #include "../ckpt/ckpt.h"
 #include "../records/leafrec.h"
 #include "../core/msg.h"
+#include "../core/textesc.h"
 #include "../core/xalloc.h"
 
 #include <dirent.h>
@@ -416,6 +417,80 @@ static int discover_atb(const char *operand, struct dump_list *list, struct strb
 	return ret < 0 ? -1 : 0;
 }
 
+/* Whether dir holds a dump at one of the levels layout_add_operand() reads (quietly). */
+static bool looks_like_dump(const char *dir)
+{
+	struct strbuf quiet = STRBUF_INIT;
+	char *file = rank_dir_dump(dir, &quiet);
+	bool yes = file || quiet.len || atb_is_dump(dir) || has_numbered_subdir(dir, "rank") ||
+		   has_numbered_subdir(dir, "proc") || has_mode_folder(dir) || has_numbered_subdir(dir, "step");
+	free(file);
+	strbuf_release(&quiet);
+	return yes;
+}
+
+static int cmp_names(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/*
+ * A folder above the dumps (golden/ and target/ side by side): name the
+ * subfolders that hold dumps, and the pipeline that compares two of them.
+ */
+static void suggest_subfolders(const char *operand, struct strbuf *err)
+{
+	DIR *d = opendir(operand);
+	struct dirent *de;
+	char **found = NULL;
+	size_t n = 0, alloc = 0;
+	struct strbuf sub = STRBUF_INIT;
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		strbuf_reset(&sub);
+		strbuf_addf(&sub, "%s/%s", operand, de->d_name);
+		struct stat st;
+		if (stat(sub.buf, &st) || !S_ISDIR(st.st_mode) || !looks_like_dump(sub.buf))
+			continue;
+		ALLOC_GROW(found, n + 1, alloc);
+		found[n++] = strbuf_detach(&sub, NULL);
+	}
+	closedir(d);
+	strbuf_release(&sub);
+	if (!n)
+		return;
+	qsort(found, n, sizeof(*found), cmp_names);
+	strbuf_addstr(err, "\n  dumps are one level down, in ");
+	for (size_t i = 0; i < n && i < 6; i++) {
+		strbuf_addstr(err, i ? (i + 1 == n ? " and " : ", ") : "");
+		text_sh_path(err, found[i]);
+	}
+	if (n > 6)
+		strbuf_addf(err, " and %zu more", n - 6);
+	if (n >= 2) {
+		/* the one named like the target (target, npu) first, when there is one */
+		size_t t = 0, g = 1;
+		for (size_t i = 0; i < n; i++) {
+			const char *base = strrchr(found[i], '/') + 1;
+			if (strstr(base, "target") || strstr(base, "npu"))
+				t = i, g = i ? 0 : 1;
+		}
+		strbuf_addstr(err, ": compare two of them with\n    probe-flatten ");
+		text_sh_path(err, found[t]);
+		strbuf_addstr(err, " | probe-match ");
+		text_sh_path(err, found[g]);
+		strbuf_addstr(err, " | probe-first --format text");
+	} else {
+		strbuf_addstr(err, ": give that folder");
+	}
+	for (size_t i = 0; i < n; i++)
+		free(found[i]);
+	free(found);
+}
+
 int layout_discover(const char *operand, struct dump_list *list, struct strbuf *err)
 {
 	struct stat st;
@@ -476,6 +551,7 @@ int layout_discover(const char *operand, struct dump_list *list, struct strbuf *
 		return discover_root(operand, LEAF_EXEC_NONE, list, err);
 	strbuf_addf(err, "%s: not a dump: no dump.json or debug.json, no rank<N>, proc<pid>, step<N>, graph or "
 		    "pynative directories, and no ATB statistic.csv", operand);
+	suggest_subfolders(operand, err);
 	return -1;
 }
 
