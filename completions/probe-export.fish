@@ -12,8 +12,8 @@ end
 
 complete -c probe-export -s t -l type -x -a 'pt npy'
 complete -c probe-export -s t -l type -x -d 'pt (default), torch.save\'s file, or npy, numpy.save\'s (bfloat16 as float32)'
-complete -c probe-export -s o -l output -x -a '(__probe_paths dir)'
-complete -c probe-export -s o -l output -x -d 'write the files into DIR, made when missing (default ./output, as msprobe\'s)'
+complete -c probe-export -s o -l output-dir -x -a '(__probe_paths dir)'
+complete -c probe-export -s o -l output-dir -x -d 'write the files into DIR, made when missing (default ./output, as msprobe\'s)'
 complete -c probe-export -s r -l recursive -d 'a folder\'s tensor files and those of the folders below it, keeping the folders'
 complete -c probe-export -l format -x -a 'records text'
 complete -c probe-export -l format -x -d 'records (default), one per file written, or text, a line each for people'

@@ -71,11 +71,11 @@ _probe_export() {
 	COMPREPLY=()
 	case $prev in
 	-t|--type) COMPREPLY=($(compgen -W "pt npy" -- "$cur")); return ;;
-	-o|--output) _probe_dirs "$cur"; return ;;
+	-o|--output-dir) _probe_dirs "$cur"; return ;;
 	--format) COMPREPLY=($(compgen -W "records text" -- "$cur")); return ;;
 	esac
 	if [[ $cur == -* ]]; then
-		COMPREPLY=($(compgen -W "-t --type -o --output -r --recursive --format -h --help --version" -- "$cur"))
+		COMPREPLY=($(compgen -W "-t --type -o --output-dir -r --recursive --format -h --help --version" -- "$cur"))
 		return
 	fi
 	_probe_files "$cur"

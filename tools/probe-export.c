@@ -13,7 +13,7 @@ enum { OPT_FORMAT = 256 };
 static const struct opt_spec options[] = {
 	{ 't', 't', "type", "TYPE", "pt (default), torch.save's file, or npy, numpy.save's (bfloat16 as float32)",
 	  "pt|npy", 0 },
-	{ 'o', 'o', "output", "DIR", "write the files into DIR, made when missing (default ./output, as msprobe's)",
+	{ 'o', 'o', "output-dir", "DIR", "write the files into DIR, made when missing (default ./output, as msprobe's)",
 	  NULL, OPT_DIR },
 	{ 'r', 'r', "recursive", NULL, "a folder's tensor files and those of the folders below it, keeping the folders",
 	  NULL, 0 },
