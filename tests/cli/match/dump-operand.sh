@@ -18,7 +18,8 @@ probe-match run/golden target.ndjson | wc -l
 jq -S -c . target.ndjson | gzip > sorted.ndjson.gz
 probe-match golden.ndjson sorted.ndjson.gz | wc -l
 mkfifo fifo
-probe-flatten run/target > fifo &
+# the writer under timeout: if probe-match failed before opening the FIFO, it would wait for ever
+timeout 60 sh -c 'probe-flatten run/target > fifo' &
 probe-match run/golden fifo | wc -l
 wait
 probe-match run/golden - < target.ndjson | wc -l
