@@ -17,7 +17,8 @@
 #                                     say "# SKIP" when the fixtures are absent.
 # checks   tests/checks/*.sh          TAP scripts over the whole project: fuzzing
 #                                     smoke runs, static analysis, valgrind.
-# With --asan DIR the unit and cli tests run again on the sanitizer build.
+# With --asan DIR the unit and cli tests run again on the sanitizer build (the cli
+# tests of the completions, the man pages, the browser and the install once only).
 # With --fast only the unit and cli tests run (make test: the edit-test loop).
 # The cli tests run JOBS at a time (default: the number of processors).
 # --only PATTERN runs the tests whose name (as printed: test_NAME, cli/TOOL/CASE.sh,
@@ -142,6 +143,11 @@ run_cli() { # bindir label
 	for t in "$top"/tests/cli/*/*.sh; do
 		[ -f "$t" ] || continue
 		selected "${t#"$top"/tests/}" || continue
+		# on the sanitizer build, only the tests that run our C code on their own inputs:
+		# not those of the shell completions, the man pages, the browser and the install
+		case "$2:${t#"$top"/tests/}" in
+		"asan: :cli/completions/"* | "asan: :cli/man/"* | "asan: :cli/"*/browser*.sh | "asan: :cli/shell/install.sh") continue ;;
+		esac
 		i=$((i + 1))
 		printf '%s\n%s\n' "$t" "$res/$(printf %05d $i)"
 	done | xargs -d '\n' -n 2 -P "$jobs" sh "$top/tests/run.sh" --one "$1" "$2" $regen
