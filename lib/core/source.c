@@ -169,7 +169,19 @@ int source_open_regular_fd(int dirfd, const char *rel, int oflags, struct stat *
 {
 	int fd, e;
 	*not_regular = false;
-	/* O_NONBLOCK: opening a FIFO (or a tty, a device) must not wait for a writer before we can look at it */
+	/*
+	 * Looked at by name first, and not opened when it is not a regular file: opening a
+	 * FIFO, even without blocking, completes the open of a writer waiting on it, and
+	 * closing it again leaves that writer with no reader, so that its first write fails
+	 * (EPIPE) and whoever opens the FIFO next to read it gets nothing.  A symbolic link
+	 * under O_NOFOLLOW is left to openat() (ELOOP).
+	 */
+	if (!fstatat(dirfd, rel, st, (oflags & O_NOFOLLOW) ? AT_SYMLINK_NOFOLLOW : 0) && !S_ISREG(st->st_mode) &&
+	    !S_ISLNK(st->st_mode)) {
+		*not_regular = true;
+		return -1;
+	}
+	/* O_NONBLOCK: what became a FIFO (or a tty, a device) since must not wait for a writer before fstat() */
 	do {
 		fd = openat(dirfd, rel, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY | oflags);
 	} while (fd < 0 && errno == EINTR);

@@ -37,8 +37,10 @@ struct source *source_open(const char *path, struct strbuf *err);
 struct source *source_open_regular(const char *path, struct strbuf *err);
 /*
  * The descriptor of the file rel (in the folder dirfd, or AT_FDCWD), read
- * only, when it is a regular file: opened without blocking (a FIFO or a
- * device must not wait), looked at (*st), then made blocking.  oflags adds
+ * only, when it is a regular file: looked at by name first (a FIFO is not
+ * opened at all: that would release a writer waiting on it, to a reader that
+ * goes away), opened without blocking (what became a FIFO or a device since
+ * must not wait), looked at again (*st), then made blocking.  oflags adds
  * open flags (O_NOFOLLOW).  -1 with errno, and *not_regular true when the
  * file is there but not a regular one (*st says what it is).
  */

@@ -304,7 +304,7 @@ static int pk_rebuild_tensor(struct pickle *pk, bool v3, const struct pk_value *
 	struct pk_view *view = NULL;
 	struct pk_value t = { .kind = PK_TENSOR };
 	int64_t shape[TENSOR_MAX_DIMS], stride[TENSOR_MAX_DIMS];
-	int n_stride, ndim = 0;
+	int n_stride = 0, ndim = 0; /* set by pk_int_tuple(), unless it fails */
 
 	if (argc != fixed && argc != fixed + 1)
 		return pk_fail(pk, "%s takes %u or %u arguments, not %u", fn, fixed, fixed + 1, argc);

@@ -117,8 +117,12 @@ static void place_of(const struct genckpt_config *c, const struct gparam *p, str
 	at->pp_rank = chunk % c->pp;
 	at->vpp = chunk / c->pp;
 	at->layer = p->layer >= 0 ? p->layer % per_chunk : -1;
-	at->ep_rank = p->expert >= 0 ? p->expert / per_rank : -1; /* -1: on every expert rank */
-	at->expert = p->expert >= 0 ? p->expert % per_rank : -1;
+	if (p->expert >= 0 && per_rank > 0) { /* an expert's parameter: the model has experts */
+		at->ep_rank = p->expert / per_rank;
+		at->expert = p->expert % per_rank;
+	} else {
+		at->ep_rank = at->expert = -1; /* ep_rank -1: on every expert rank */
+	}
 }
 
 static const struct gparam *find_param(const struct model *m, const char *name)
@@ -366,6 +370,7 @@ static void write_megatron_rank(const struct run *r, const char *dir, int tp_ran
 	const struct genckpt_config *c = r->c;
 	struct tensorw_tree *t = tensorw_tree_new();
 	struct fills fl = { 0 };
+	const int vpp = c->vpp; /* a local: the calls below could change *c for all the analyzer knows */
 	tensorw_node root = tensorw_dict(t, false), model[GENCKPT_MAX_PARALLEL];
 	struct strbuf path = STRBUF_INIT, name = STRBUF_INIT;
 	int64_t shape[2];
@@ -373,7 +378,7 @@ static void write_megatron_rank(const struct run *r, const char *dir, int tp_ran
 	tensorw_put(t, root, "args", megatron_args(t, c));
 	tensorw_put(t, root, "checkpoint_version", tensorw_float(t, 3.0));
 	tensorw_put(t, root, "iteration", tensorw_int(t, ITERATION));
-	for (int v = 0; v < c->vpp; v++)
+	for (int v = 0; v < vpp; v++)
 		model[v] = tensorw_dict(t, true);
 	for (size_t i = 0; i < r->m->n; i++) {
 		const struct gparam *p = &r->m->p[i];
@@ -381,6 +386,8 @@ static void write_megatron_rank(const struct run *r, const char *dir, int tp_ran
 		place_of(c, p, &at);
 		if (at.pp_rank != pp_rank || (at.ep_rank >= 0 && at.ep_rank != ep_rank) || missing(r, p))
 			continue;
+		if (at.vpp < 0 || at.vpp >= vpp) /* place_of() keeps a layer's chunk below pp x vpp */
+			die("genckpt: %s: virtual stage %d of %d", p->name, at.vpp, vpp);
 		local_name(c, p, &name);
 		tensorw_put(t, model[at.vpp], name.buf,
 			    add_tensor(t, r, p, p->split == SPLIT_NONE ? 0 : tp_rank, p->split == SPLIT_NONE ? 1 : c->tp,
@@ -391,10 +398,10 @@ static void write_megatron_rank(const struct run *r, const char *dir, int tp_ran
 			tensorw_put(t, model[at.vpp], name.buf, extra_state(t, p->extra));
 		}
 	}
-	if (c->vpp == 1) {
+	if (vpp == 1) {
 		tensorw_put(t, root, "model", model[0]);
 	} else {
-		for (int v = 0; v < c->vpp; v++) {
+		for (int v = 0; v < vpp; v++) {
 			strbuf_reset(&name);
 			strbuf_addf(&name, "model%d", v);
 			tensorw_put(t, root, name.buf, model[v]);
@@ -576,7 +583,7 @@ const char *genckpt_config_problem(const struct genckpt_config *c)
 		return "--layers must be a multiple of --pp times --vpp";
 	if (c->experts < 0 || c->experts > 1024 || (ep > 1 && !c->experts) || (c->experts && c->experts % ep))
 		return "--experts must be a multiple of --ep (and there must be experts when --ep is more than 1)";
-	if (c->shards < 1 || (size_t)c->shards > (size_t)(c->layers * 7 + 3))
+	if (c->shards < 1 || (size_t)c->shards > (size_t)c->layers * 7 + 3)
 		return "--shards must be between 1 and the number of parameters";
 	if (c->dtype != DT_FLOAT32 && c->dtype != DT_BFLOAT16 && c->dtype != DT_FLOAT16)
 		return "the checkpoints are float32, bfloat16 or float16";
