@@ -93,11 +93,12 @@ int main(int argc, char **argv)
 	}
 	if (first < argc)
 		opt_usage_error(&spec, "unexpected operand: %s", args[first]);
-	if (!c.target || !c.golden)
-		opt_usage_error(&spec, "%s is required (msprobe's %s)", c.target ? "--gp" : "--tp",
-				c.target ? "-gp/--golden_path" : "-tp/--target_path");
-	if (!*c.target || !*c.golden || (c.output && !*c.output))
-		opt_usage_error(&spec, "%s needs a name", !*c.target ? "--tp" : !*c.golden ? "--gp" : "-o");
+	if (!c.target)
+		opt_usage_error(&spec, "--tp is required (msprobe's -tp/--target_path)");
+	if (!c.golden)
+		opt_usage_error(&spec, "--gp is required (msprobe's -gp/--golden_path)");
+	if (!c.target[0] || !c.golden[0] || (c.output && !c.output[0]))
+		opt_usage_error(&spec, "%s needs a name", !c.target[0] ? "--tp" : !c.golden[0] ? "--gp" : "-o");
 
 	mscli_stages(&c, stages, &n);
 	if (verbose) {
