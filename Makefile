@@ -47,7 +47,7 @@ QUIET_LINK = @echo ' LINK' $@;
 QUIET_AR = @echo '   AR' $@;
 endif
 
-TOOLS = probe-flatten probe-gendump probe-match probe-metric probe-first probe-stack probe-table probe-plot probe-graph probe-merge probe-tokens probe-ckpt probe-config probe-export
+TOOLS = probe-flatten probe-gendump probe-match probe-metric probe-first probe-stack probe-table probe-plot probe-graph probe-merge probe-tokens probe-ckpt probe-config probe-export probe-compare
 LIB_SRC = $(sort $(wildcard lib/*/*.c))
 LIB_OBJ = $(LIB_SRC:%.c=$(BUILD)/%.o) $(BUILD)/gen/graphview.o $(BUILD)/gen/plotpage.o
 GRAPH_VIEW = lib/graph/view.html lib/graph/view.css lib/graph/view.js

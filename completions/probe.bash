@@ -38,6 +38,32 @@ _probe_ckpt() {
 }
 complete -o filenames -F _probe_ckpt probe-ckpt
 
+_probe_compare() {
+	local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]} eq=
+	# --opt=ARG: bash makes three words of it, "--opt" "=" "ARG" (COMP_WORDBREAKS)
+	if [[ $cur == = ]]; then
+		cur= eq=1
+	elif [[ $prev == = ]]; then
+		prev=${COMP_WORDS[COMP_CWORD-2]} eq=1
+	fi
+	COMPREPLY=()
+	case $prev in
+	--tp) _probe_files "$cur"; return ;;
+	--gp) _probe_files "$cur"; return ;;
+	-o|--output-dir) _probe_dirs "$cur"; return ;;
+	--dm) _probe_files "$cur"; return ;;
+	--cm) if [[ $eq ]]; then _probe_files "$cur"; return; fi ;;
+	--am) if [[ $eq ]]; then _probe_files "$cur"; return; fi ;;
+	--lm) if [[ $eq ]]; then _probe_files "$cur"; return; fi ;;
+	esac
+	if [[ $cur == -* ]]; then
+		COMPREPLY=($(compgen -W "--tp --gp -o --output-dir --fm --dm --cm --am --lm --da --xlsx -v --verbose -h --help --version" -- "$cur"))
+		return
+	fi
+	_probe_files "$cur"
+}
+complete -o filenames -F _probe_compare probe-compare
+
 _probe_config() {
 	local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]} eq=
 	# --opt=ARG: bash makes three words of it, "--opt" "=" "ARG" (COMP_WORDBREAKS)

@@ -9,8 +9,10 @@
 #include <unistd.h>
 
 /* In the child: stdin from in, stdout to out, then the program; 127 when it cannot be started. */
-static void NORETURN exec_stage(char *const *argv, int in, int out)
+static void NORETURN exec_stage(char *const *argv, int in, int out, int out_fd)
 {
+	if (out_fd >= 0 && out_fd != out)
+		close(out_fd); /* only the last stage writes there */
 	if ((in != STDIN_FILENO && dup2(in, STDIN_FILENO) < 0) || (out != STDOUT_FILENO && dup2(out, STDOUT_FILENO) < 0))
 		_exit(127);
 	if (in != STDIN_FILENO)
@@ -19,7 +21,7 @@ static void NORETURN exec_stage(char *const *argv, int in, int out)
 		close(out);
 	signal(SIGPIPE, SIG_DFL); /* as a shell starts it: a closed pipe ends it quietly */
 	execvp(argv[0], argv);
-	fprintf(stderr, "%s: cannot run: %s\n", argv[0], strerror(errno));
+	fprintf(stderr, "%s: %s: cannot run: %s\n", msg_progname(), argv[0], strerror(errno));
 	_exit(127);
 }
 
@@ -62,7 +64,7 @@ int pipeline_run(char *const *const *stages, size_t n, int out_fd, int *status, 
 		if (pid[i] == 0) {
 			if (fds[0] >= 0)
 				close(fds[0]);
-			exec_stage(stages[i], in, out);
+			exec_stage(stages[i], in, out, out_fd);
 		}
 		started++;
 		if (in != STDIN_FILENO)

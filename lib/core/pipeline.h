@@ -12,8 +12,8 @@
  *
  * Errors (-1, the reason in err): a pipe or a process that cannot be made.
  * A program that is not found is not an error here: its stage's status is
- * 127 and its message ("probe-x: cannot run: No such file or directory") is
- * on stderr.
+ * 127 and its message ("probe-compare: probe-x: cannot run: No such file or
+ * directory", this tool's name first) is on stderr.
  */
 #ifndef PROBE_PIPELINE_H
 #define PROBE_PIPELINE_H

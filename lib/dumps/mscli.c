@@ -1,6 +1,13 @@
 /* mscli.c: msprobe compare's command line and the pipeline that does its job (mscli.h). */
 #include "mscli.h"
+#include "../core/msg.h"
+#include "../core/partial.h"
+#include "../core/pipeline.h"
 #include "../core/xalloc.h"
+
+#include <errno.h>
+#include <time.h>
+#include <unistd.h>
 
 const struct mscli_spec mscli_options[MS_NR] = {
 	[MS_TARGET] = { "-tp", "--target_path", MS_ARG, "tp" },
@@ -33,16 +40,22 @@ char **mscli_argv(int argc, char **argv, int *argc_out)
 {
 	char **out = xcalloc((size_t)argc + 1, sizeof(*out));
 	int k = 0;
+	bool options = true;
 	for (int i = 0; i < argc; i++) {
 		size_t n;
 		const char *value;
-		enum mscli_option w = i ? mscli_option_of(argv[i], &n, &value) : MS_NR;
+		enum mscli_option w = i && options ? mscli_option_of(argv[i], &n, &value) : MS_NR;
 		struct strbuf sb = STRBUF_INIT;
+		if (i && !strcmp(argv[i], "--"))
+			options = false;
 		if (w == MS_NR || (w == MS_OUTPUT && !strcmp(argv[i], "-o"))) {
 			out[k++] = xstrdup(argv[i]); /* probe-compare's own spelling, an operand, or "-o" as getopt takes it */
 			continue;
 		}
 		strbuf_addf(&sb, "--%s", mscli_options[w].probe_name);
+		/* a required value is the next word, whatever it looks like (-tp -x is a path "-x") */
+		if (!value && mscli_options[w].arg == MS_ARG && i + 1 < argc)
+			value = argv[++i];
 		/* argparse's optional value: the next word unless it starts with '-' */
 		if (!value && mscli_options[w].arg == MS_OPTIONAL_ARG && i + 1 < argc && argv[i + 1][0] != '-')
 			value = argv[++i];
@@ -109,7 +122,14 @@ void mscli_stages(const struct mscli_compare *c, char ***stages, size_t *n)
 	add_word(&w, "probe-flatten");
 	add_word(&w, c->target);
 	stages[(*n)++] = w.v;
-	stages[(*n)++] = match_stage(c);
+	if (c->diff_analyze) { /* msprobe's -da ignores the other compare options */
+		w = (struct words){ 0 };
+		add_word(&w, "probe-match");
+		add_word(&w, c->golden);
+		stages[(*n)++] = w.v;
+	} else {
+		stages[(*n)++] = match_stage(c);
+	}
 	w = (struct words){ 0 };
 	add_word(&w, "probe-metric");
 	if (!c->diff_analyze) {
@@ -131,4 +151,66 @@ void mscli_stages_free(char ***stages, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
 		mscli_argv_free(stages[i]);
+}
+
+int mscli_status(const int *status, size_t n, bool diff_analyze)
+{
+	for (size_t i = 0; i < n; i++)
+		if (status[i] == PROBE_TROUBLE || status[i] >= 126)
+			return PROBE_TROUBLE;
+	if (diff_analyze && n)
+		return status[n - 1];
+	return PROBE_OK;
+}
+
+void mscli_diff_analyze_path(const char *out, struct strbuf *path)
+{
+	struct timespec ts;
+	size_t len = strlen(out);
+	clock_gettime(CLOCK_REALTIME, &ts);
+	strbuf_addstr(path, out);
+	if (len && out[len - 1] != '/')
+		strbuf_addch(path, '/');
+	strbuf_addf(path, "diff_analyze_%lld%09ld.json", (long long)ts.tv_sec, (long)ts.tv_nsec);
+}
+
+int mscli_run(const struct mscli_compare *c, char *const *const *stages, size_t n, struct strbuf *err)
+{
+	const char *out = c->output ? c->output : "./output";
+	struct strbuf path = STRBUF_INIT;
+	struct partial *p = NULL;
+	int status[MSCLI_MAX_STAGES], fd = -1, ret;
+
+	if (n > MSCLI_MAX_STAGES) {
+		strbuf_addf(err, "a pipeline of %zu stages (at most %d)", n, MSCLI_MAX_STAGES);
+		return -1;
+	}
+	if (c->diff_analyze) {
+		if (partial_make_dirs(out, err) < 0)
+			return -1;
+		mscli_diff_analyze_path(out, &path);
+		partial_init();
+		fd = partial_create(path.buf, &p, err);
+		strbuf_release(&path);
+		if (fd < 0)
+			return -1;
+	}
+	if (pipeline_run(stages, n, fd, status, err) < 0) {
+		if (p)
+			close(fd), partial_drop(p);
+		return -1;
+	}
+	ret = mscli_status(status, n, c->diff_analyze);
+	if (!p)
+		return ret;
+	if (close(fd) < 0) {
+		ret = msg_fail(err, partial_tmp_name(p), "cannot write: %s", strerror(errno));
+		partial_drop(p);
+		return ret;
+	}
+	if (ret != PROBE_DIFFERENT) {
+		partial_drop(p);
+		return ret;
+	}
+	return partial_commit(p, err) < 0 ? -1 : ret;
 }
