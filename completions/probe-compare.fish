@@ -6,12 +6,14 @@ function __probe_paths --argument-names kind
     set -l tok (commandline -ct | string replace -r -- '^--[^=]*=' '')
     set -l re '^[^\t]*/(?:\t.*)?$'
     test "$kind" = dump; and set re '^[^\t]*(?:/|\.json|\.json\.gz)(?:\t.*)?$'
-    complete -C"__probe_no_such_command $tok" | string match -r -- $re
+    complete -C"__probe_no_such_command $tok" | string match -r -- $re \
+        | string match -rv -- '(?:^|/)(?:stack|construct)\.json(?:\t.*)?$'
 end
 
 complete -c probe-compare -l tp -r -F -d 'the target dump, msprobe\'s -tp/--target_path (a step or rank folder, a dump.json)'
 complete -c probe-compare -l gp -r -F -d 'the golden dump, msprobe\'s -gp/--golden_path'
-complete -c probe-compare -s o -l output-dir -x -a '(__probe_paths dir)' -d 'write the files into DIR, made when missing (default ./output, as msprobe\'s)'
+complete -c probe-compare -s o -l output-dir -x -a '(__probe_paths dir)'
+complete -c probe-compare -s o -l output-dir -x -d 'write the files into DIR, made when missing (default ./output, as msprobe\'s)'
 complete -c probe-compare -l fm -d 'pair rows by name without call index (msprobe -fm; probe-match --fuzzy)'
 complete -c probe-compare -l dm -r -F -d 'map target row names to golden ones (msprobe -dm; probe-match --data-mapping)'
 complete -c probe-compare -l cm -F -d 'map Cell to Module names (msprobe -cm; probe-match --cell-mapping)'
