@@ -136,13 +136,17 @@ asan:
 		CFLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined" \
 		LDFLAGS="-fsanitize=address,undefined" all unit
 
+# The builds of test, check, demo and bench use every processor unless make was given -j.
+NPROC := $(shell getconf _NPROCESSORS_ONLN 2>/dev/null || echo 2)
+SUBJOBS = $(if $(filter -j%,$(MAKEFLAGS)),,-j$(NPROC))
+
 test: deps
-	$(Q)$(MAKE) --no-print-directory all unit
+	$(Q)$(MAKE) --no-print-directory $(SUBJOBS) all unit
 	$(Q)tests/run.sh --build $(BUILD) --fast
 
 check: deps
-	$(Q)$(MAKE) --no-print-directory all unit
-	$(Q)$(MAKE) --no-print-directory asan
+	$(Q)$(MAKE) --no-print-directory $(SUBJOBS) all unit
+	$(Q)$(MAKE) --no-print-directory $(SUBJOBS) asan
 	$(Q)tests/run.sh --build $(BUILD) --asan build-asan
 
 # Each fuzz harness for FUZZ_SECONDS (default 60), on a clang build of its own (build-fuzz).
@@ -168,11 +172,11 @@ regen: all
 	$(Q)tests/run.sh --build $(BUILD) --regen
 
 demo: deps
-	$(Q)$(MAKE) --no-print-directory all
+	$(Q)$(MAKE) --no-print-directory $(SUBJOBS) all
 	$(Q)share/examples/demo.sh $(BUILD)
 
 bench: deps
-	$(Q)$(MAKE) --no-print-directory all
+	$(Q)$(MAKE) --no-print-directory $(SUBJOBS) all
 	$(Q)bench/run.sh $(BUILD)
 
 install: all

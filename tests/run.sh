@@ -18,9 +18,12 @@
 # checks   tests/checks/*.sh          TAP scripts over the whole project: fuzzing
 #                                     smoke runs, static analysis, valgrind.
 # With --asan DIR the unit and cli tests run again on the sanitizer build (the cli
-# tests of the completions, the man pages, the browser and the install once only).
+# tests of the completions, the man pages, the browser and the install once only,
+# and those with a line "# sanitizers: skip, REASON": each says why, e.g. a loop the
+# fuzz harnesses already run under the sanitizers).
 # With --fast only the unit and cli tests run (make test: the edit-test loop).
-# The cli tests run JOBS at a time (default: the number of processors).
+# The cli tests, and the parity and checks scripts, run JOBS at a time (default: the
+# number of processors), each reported whole and in order.
 # --only PATTERN runs the tests whose name (as printed: test_NAME, cli/TOOL/CASE.sh,
 # parity/..., checks/...) contains PATTERN, e.g. --only cli/first/ or --only alike.
 set -u
@@ -32,6 +35,10 @@ if [ "${1:-}" = --one ]; then
 	# internal: run_cli's worker, one test (bindir label regen test resultfile)
 	one=1 one_bindir=$2 one_label=$3 regen=$4 one_test=$5 one_res=$6
 	set --
+elif [ "${1:-}" = --one-tap ]; then
+	# internal: run_scripts' worker, one TAP script (bindir test resultfile)
+	( cd "$top" && PATH="$2/bin:$PATH" TOP="$top" BUILD="$2" sh "$3" > "$4" 2>&1 )
+	exit 0
 fi
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -147,6 +154,7 @@ run_cli() { # bindir label
 		# not those of the shell completions, the man pages, the browser and the install
 		case "$2:${t#"$top"/tests/}" in
 		"asan: :cli/completions/"* | "asan: :cli/man/"* | "asan: :cli/"*/browser*.sh | "asan: :cli/shell/install.sh") continue ;;
+		"asan: :"*) ! grep -q '^# sanitizers: skip' "$t" || continue ;;
 		esac
 		i=$((i + 1))
 		printf '%s\n%s\n' "$t" "$res/$(printf %05d $i)"
@@ -165,29 +173,31 @@ run_cli() { # bindir label
 	rm -rf "$res"
 }
 
-run_parity() {
-	for t in "$top"/tests/parity/*.sh; do
-		[ -f "$t" ] || continue
-		rel=${t#"$top"/tests/}
-		selected "$rel" || continue
-		out=$(mktemp)
-		PATH="$build/bin:$PATH" TOP="$top" sh "$t" > "$out" 2>&1
-		fold_tap "$rel" "$out"
-		rm -f "$out"
+# TAP scripts (tests/parity/*.sh against ../shared/fixtures, tests/checks/*.sh over
+# the whole project: fuzzing smoke runs, static analysis), JOBS at a time, the
+# checks first (the longest), each folded into our TAP whole and in order.
+run_scripts() { # dir...
+	res=$(mktemp -d)
+	i=0
+	for d in "$@"; do
+		for t in "$top"/tests/$d/*.sh; do
+			[ -f "$t" ] || continue
+			selected "${t#"$top"/tests/}" || continue
+			i=$((i + 1))
+			printf '%s\n%s\n' "$t" "$res/$(printf %05d $i)"
+		done
+	done | xargs -d '\n' -n 2 -P "$jobs" sh "$top/tests/run.sh" --one-tap "$build"
+	i=0
+	for d in "$@"; do
+		for t in "$top"/tests/$d/*.sh; do
+			[ -f "$t" ] || continue
+			selected "${t#"$top"/tests/}" || continue
+			i=$((i + 1))
+			r=$res/$(printf %05d $i)
+			if [ -f "$r" ]; then fold_tap "${t#"$top"/tests/}" "$r"; else notok "${t#"$top"/tests/}: did not run"; fi
+		done
 	done
-}
-
-# TAP scripts of whole-project checks: fuzzing smoke runs, static analysis, valgrind.
-run_checks() {
-	for t in "$top"/tests/checks/*.sh; do
-		[ -f "$t" ] || continue
-		rel=${t#"$top"/tests/}
-		selected "$rel" || continue
-		out=$(mktemp)
-		PATH="$build/bin:$PATH" TOP="$top" BUILD="$build" sh "$t" > "$out" 2>&1
-		fold_tap "$rel" "$out"
-		rm -f "$out"
-	done
+	rm -rf "$res"
 }
 
 if [ $one = 1 ]; then
@@ -203,8 +213,7 @@ phase() { # name: how long the phase that ends here took, as a TAP comment
 run_unit "$build" ""; phase "unit tests"
 run_cli "$build" ""; phase "cli tests ($jobs at a time)"
 if [ $fast = 0 ]; then
-	run_parity; phase "parity tests"
-	run_checks; phase "checks"
+	run_scripts checks parity; phase "checks and parity tests ($jobs at a time)"
 fi
 if [ -n "$asan" ]; then
 	export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:halt_on_error=1

@@ -18,6 +18,9 @@
 #include "../tensors/tensor.h"
 
 #include <errno.h>
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#endif
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -398,11 +401,36 @@ static float half_squares_plain(float sq, const float *x, int64_t n)
 	return sq;
 }
 
+#if defined(__x86_64__) || defined(__i386__)
+/* F16C and AVX usable: the CPUID bits and the OS saving the YMM registers (clang 14's
+ * __builtin_cpu_supports does not know "f16c", so CPUID is read directly). */
+static bool f16c_avx_usable;
+static pthread_once_t f16c_avx_once = PTHREAD_ONCE_INIT;
+
+static void read_f16c_avx(void)
+{
+	unsigned a, b, c, d;
+	bool ok = __get_cpuid(1, &a, &b, &c, &d) && (c & bit_F16C) && (c & bit_AVX) && (c & bit_OSXSAVE);
+	if (ok) {
+		unsigned lo, hi;
+		__asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+		ok = (lo & 6) == 6;
+	}
+	f16c_avx_usable = ok;
+}
+
+static bool cpu_has_f16c_avx(void)
+{
+	pthread_once(&f16c_avx_once, read_f16c_avx);
+	return f16c_avx_usable;
+}
+#endif
+
 /* The float16 chain of squares, in F16C where the processor has it (a long chain of roundings). */
 static float half_squares(float sq, const float *x, int64_t n)
 {
 #if defined(__x86_64__) || defined(__i386__)
-	if (__builtin_cpu_supports("f16c"))
+	if (cpu_has_f16c_avx())
 		return half_squares_f16c(sq, x, n);
 #endif
 	return half_squares_plain(sq, x, n);
@@ -411,7 +439,7 @@ static float half_squares(float sq, const float *x, int64_t n)
 static void halves_to_floats(const unsigned char *raw, int64_t n, float *f)
 {
 #if defined(__x86_64__) || defined(__i386__)
-	if (__builtin_cpu_supports("f16c") && __builtin_cpu_supports("avx")) {
+	if (cpu_has_f16c_avx()) {
 		halves_to_floats_f16c(raw, n, f);
 		return;
 	}

@@ -2,6 +2,7 @@
 # long, with = or the next word, an optional value there or not) give the same pipeline as
 # probe-compare's long options.  Each command line prints its first stderr line; each group of
 # spellings must agree.
+# sanitizers: skip, it compares the command lines probe-compare prints, one process per spelling
 probe-gendump --layers 2 d > /dev/null
 printf 'a: b\n' > map.yaml
 T=d/target/step0 G=d/golden/step0

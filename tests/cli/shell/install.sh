@@ -7,14 +7,17 @@
 # tree's build/ and in build dirs of their own.  `make install` depends on `all`, so
 # run with BUILD=build it would rebuild build/ whenever a source is newer than it,
 # two makes writing the same objects at once.  This test instead gives make a BUILD
-# of its own, in its temporary directory: `make -C $TOP BUILD=$PWD/build` reads the
-# tree's sources and the Makefile as they are and writes only into BUILD and DESTDIR,
-# nothing in the tree (the objects, the archive and the tools are all under BUILD).
-# It costs one build of the tools (about 10 s), and what it installs is what the
-# tree's sources build now, which is what `make install` would install.
+# of its own, in its temporary directory: a copy (times kept) of the build whose
+# tools are on PATH, so that make finds it up to date and only installs, and
+# rebuilds in the copy whatever a newer source changed.  `make -C $TOP
+# BUILD=$PWD/build` reads the tree's sources and the Makefile as they are and writes
+# only into BUILD and DESTDIR, nothing in the tree.
 unset MAKEFLAGS MFLAGS MAKELEVEL MAKEFILES MAKEOVERRIDES GNUMAKEFLAGS V
 root=$PWD/root
 build=$PWD/build
+from=$(command -v probe-flatten) && from=$(dirname "$(dirname "$from")")
+[ -f "$from/libprobe.a" ] || { echo "no build of the tree on PATH (probe-flatten: $from)"; exit 1; }
+cp -a "$from" "$build"
 tools=$(sed -n 's/^TOOLS = //p' "$TOP/Makefile")
 [ -n "$tools" ] || { echo "no TOOLS line in $TOP/Makefile"; exit 1; }
 

@@ -2,6 +2,7 @@
 # own job with GNU parallel (on all cores, or other machines with
 # --sshloginfile; ":" is this machine), merge the per-rank results in rank
 # order; the answers equal the serial ones, cross-rank first divergence included.
+# sanitizers: skip, it tests GNU parallel's use of the tools, whose code the other tests run under the sanitizers
 probe-gendump --ranks 8 --fault-rank 5 --layers 4 d > /dev/null
 probe-flatten d/target/step0 | probe-match d/golden/step0 | probe-metric > serial.ndjson
 probe-first serial.ndjson > serial-first.ndjson; echo "serial probe-first: status $?"
