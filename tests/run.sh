@@ -186,17 +186,11 @@ run_scripts() { # dir...
 			i=$((i + 1))
 			printf '%s\n%s\n' "$t" "$res/$(printf %05d $i)"
 		done
-	done | xargs -d '\n' -n 2 -P "$jobs" sh "$top/tests/run.sh" --one-tap "$build"
-	i=0
-	for d in "$@"; do
-		for t in "$top"/tests/$d/*.sh; do
-			[ -f "$t" ] || continue
-			selected "${t#"$top"/tests/}" || continue
-			i=$((i + 1))
-			r=$res/$(printf %05d $i)
-			if [ -f "$r" ]; then fold_tap "${t#"$top"/tests/}" "$r"; else notok "${t#"$top"/tests/}: did not run"; fi
-		done
-	done
+	done > "$res/list"
+	xargs -d '\n' -n 2 -P "$jobs" sh "$top/tests/run.sh" --one-tap "$build" < "$res/list"
+	while IFS= read -r t && IFS= read -r r; do
+		if [ -f "$r" ]; then fold_tap "${t#"$top"/tests/}" "$r"; else notok "${t#"$top"/tests/}: did not run"; fi
+	done < "$res/list"
 	rm -rf "$res"
 }
 
