@@ -114,8 +114,8 @@ case $label in
 big*) [ -f "$last/target/step0/rank0/construct.json" ] || python3 "$top/bench/big-construct.py" "${label#big}" "$last" ;;
 esac
 RUNS_SAVED=$runs; runs=$(( runs < 3 ? runs : 3 ))
-measure "stage-graph-html:$label" "$bytes" "'$bin/probe-graph' -o '$tmp/graph.html' '$tmp/metric.ndjson'"
-measure "stage-graph-visdb:$label" "$bytes" "'$bin/probe-graph' -o '$tmp/graph.vis.db' '$tmp/metric.ndjson'"
+measure "stage-graph-html:$label" "$bytes" "'$bin/probe-graph' --output-file '$tmp/graph.html' '$tmp/metric.ndjson'"
+measure "stage-graph-visdb:$label" "$bytes" "'$bin/probe-graph' --output-file '$tmp/graph.vis.db' '$tmp/metric.ndjson'"
 runs=$RUNS_SAVED
 browser=$(command -v chromium-headless-shell || command -v chromium || true)
 if [ -n "$browser" ]; then

@@ -10,9 +10,11 @@ function __probe_paths --argument-names kind
         | string match -rv -- '(?:^|/)(?:stack|construct)\.json(?:\t.*)?$'
 end
 
-complete -c probe-graph -s o -l output -r -F -d 'write to FILE, atomically (its format from a .html, .db or .json/.ndjson suffix)'
+complete -c probe-graph -s o -l output-dir -x -a '(__probe_paths dir)'
+complete -c probe-graph -s o -l output-dir -x -d 'write into DIR (made if missing), as msprobe\'s -o: compare_<ts> or build_<ts>, .vis.db unless --format says .html or .ndjson'
+complete -c probe-graph -l output-file -r -F -d 'write to FILE, atomically (its format from a .html, .db or .json/.ndjson suffix)'
 complete -c probe-graph -l format -x -a 'html visdb json'
-complete -c probe-graph -l format -x -d 'html (default): the page; visdb: msprobe\'s vis.db (needs -o); json: one record per node'
+complete -c probe-graph -l format -x -d 'html: the page (the default, but visdb with -o DIR); visdb: msprobe\'s vis.db (needs a file or -o DIR); json: one record per node'
 complete -c probe-graph -l fuzzy -d 'match as msprobe\'s -fm: modules by name wherever they are, their APIs by name without call numbers and by order'
 complete -c probe-graph -l overflow -d 'msprobe\'s -oc: each node\'s overflow level (critical, high, medium) from its inf/nan statistics'
 complete -c probe-graph -l mapping -r -F -d 'match target nodes to the golden nodes this YAML mapping names (msprobe\'s -lm mapping), wherever they are'

@@ -10,7 +10,9 @@ function __probe_paths --argument-names kind
         | string match -rv -- '(?:^|/)(?:stack|construct)\.json(?:\t.*)?$'
 end
 
-complete -c probe-plot -s o -l output -r -F -d 'write the picture to FILE: .svg, or .html (.htm) for the page; no other suffix'
+complete -c probe-plot -s o -l output-dir -x -a '(__probe_paths dir)'
+complete -c probe-plot -s o -l output-dir -x -d 'write the picture into DIR (made if missing) as plot_<ts>.svg, or .html with --format html'
+complete -c probe-plot -l output-file -r -F -d 'write the picture to FILE: .svg, or .html (.htm) for the page; no other suffix'
 complete -c probe-plot -l format -x -a 'svg html'
 complete -c probe-plot -l format -x -d 'svg (default), or html: the picture, its tooltips and a table to filter'
 complete -c probe-plot -l metric -x -a 'auto rel abs md5 max_rel max_abs ulp cos'

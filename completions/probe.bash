@@ -208,12 +208,13 @@ _probe_graph() {
 	fi
 	COMPREPLY=()
 	case $prev in
-	-o|--output) _probe_files "$cur"; return ;;
+	-o|--output-dir) _probe_dirs "$cur"; return ;;
+	--output-file) _probe_files "$cur"; return ;;
 	--format) COMPREPLY=($(compgen -W "html visdb json" -- "$cur")); return ;;
 	--mapping) _probe_files "$cur"; return ;;
 	esac
 	if [[ $cur == -* ]]; then
-		COMPREPLY=($(compgen -W "-o --output --format --fuzzy --overflow --mapping -h --help --version" -- "$cur"))
+		COMPREPLY=($(compgen -W "-o --output-dir --output-file --format --fuzzy --overflow --mapping -h --help --version" -- "$cur"))
 		return
 	fi
 	_probe_files "$cur"
@@ -305,7 +306,8 @@ _probe_plot() {
 	fi
 	COMPREPLY=()
 	case $prev in
-	-o|--output) _probe_files "$cur"; return ;;
+	-o|--output-dir) _probe_dirs "$cur"; return ;;
+	--output-file) _probe_files "$cur"; return ;;
 	--format) COMPREPLY=($(compgen -W "svg html" -- "$cur")); return ;;
 	--metric) COMPREPLY=($(compgen -W "auto rel abs md5 max_rel max_abs ulp cos" -- "$cur")); return ;;
 	--ranks) return ;;
@@ -321,7 +323,7 @@ _probe_plot() {
 	--where) return ;;
 	esac
 	if [[ $cur == -* ]]; then
-		COMPREPLY=($(compgen -W "-o --output --format --metric --ranks --range --width --height --module-depth --table-rows --rtol --atol --ulps --cos-min --where --partial -h --help --version" -- "$cur"))
+		COMPREPLY=($(compgen -W "-o --output-dir --output-file --format --metric --ranks --range --width --height --module-depth --table-rows --rtol --atol --ulps --cos-min --where --partial -h --help --version" -- "$cur"))
 		return
 	fi
 	_probe_files "$cur"

@@ -8,6 +8,7 @@
 #include "../lib/core/partial.h"
 #include "../lib/core/progress.h"
 #include "../lib/graph/graph.h"
+#include "../lib/msprobe/naming.h"
 #include "../lib/records/lines.h"
 #include "../lib/records/output.h"
 
@@ -16,13 +17,17 @@
 #include <string.h>
 #include <unistd.h>
 
-enum { OPT_FORMAT = 256, OPT_FUZZY, OPT_OVERFLOW, OPT_MAPPING };
+enum { OPT_FORMAT = 256, OPT_OUTPUT_FILE, OPT_FUZZY, OPT_OVERFLOW, OPT_MAPPING };
 
 static const struct opt_spec options[] = {
-	{ 'o', 'o', "output", "FILE", "write to FILE, atomically (its format from a .html, .db or .json/.ndjson suffix)",
-	  NULL, OPT_FILE },
+	{ 'o', 'o', "output-dir", "DIR",
+	  "write into DIR (made if missing), as msprobe's -o: compare_<ts> or build_<ts>, .vis.db unless --format "
+	  "says .html or .ndjson", NULL, OPT_DIR },
+	{ OPT_OUTPUT_FILE, 0, "output-file", "FILE",
+	  "write to FILE, atomically (its format from a .html, .db or .json/.ndjson suffix)", NULL, OPT_FILE },
 	{ OPT_FORMAT, 0, "format", "FORMAT",
-	  "html (default): the page; visdb: msprobe's vis.db (needs -o); json: one record per node", "html|visdb|json", 0 },
+	  "html: the page (the default, but visdb with -o DIR); visdb: msprobe's vis.db (needs a file or -o DIR); "
+	  "json: one record per node", "html|visdb|json", 0 },
 	{ OPT_FUZZY, 0, "fuzzy", NULL,
 	  "match as msprobe's -fm: modules by name wherever they are, their APIs by name without call numbers and "
 	  "by order", NULL, 0 },
@@ -35,7 +40,7 @@ static const struct opt_spec options[] = {
 
 static const struct tool_spec spec = {
 	.name = "probe-graph",
-	.synopsis = "[-o FILE] [--format FORMAT] [--fuzzy] [--overflow] [--mapping FILE] [records]",
+	.synopsis = "[-o DIR | --output-file FILE] [--format FORMAT] [--fuzzy] [--overflow] [--mapping FILE] [records]",
 	.summary = "Build msprobe's module hierarchy of each rank and step from metric records (or one run's leaf "
 		   "records) and the construct.json beside their dumps; match target and golden nodes as msprobe "
 		   "does; write a self-contained HTML view, msprobe's vis.db, or NDJSON.",
@@ -59,6 +64,14 @@ static const char *format_of(const char *output)
 	if (has_suffix(output, ".json") || has_suffix(output, ".ndjson"))
 		return "json";
 	return "html";
+}
+
+/* Names -o DIR would take for a file, refused there: the user meant --output-file. */
+static const char *const file_suffixes[] = { ".html", ".htm", ".db", ".json", ".ndjson", NULL };
+
+static const char *suffix_of(const char *format)
+{
+	return !strcmp(format, "visdb") ? ".vis.db" : !strcmp(format, "json") ? ".ndjson" : ".html";
 }
 
 static int emit_file(void *ctx, const char *p, size_t n)
@@ -86,13 +99,17 @@ int main(int argc, char **argv)
 	struct graph_options go = { false, false, NULL };
 	struct yamlmap mapping = YAMLMAP_INIT;
 	struct graph_set *g;
-	const char *arg, *input, *output = NULL, *format = NULL;
+	struct strbuf path = STRBUF_INIT;
+	const char *arg, *input, *output = NULL, *output_dir = NULL, *format = NULL;
 	int c, first;
 
 	msg_set_progname(argv[0]);
 	while ((c = opt_next(&spec, argc, argv, &arg, &first)) != -1) {
 		switch (c) {
 		case 'o':
+			output_dir = arg;
+			break;
+		case OPT_OUTPUT_FILE:
 			output = arg;
 			break;
 		case OPT_FORMAT:
@@ -119,12 +136,17 @@ int main(int argc, char **argv)
 	input = opt_input_operand(&spec, argc, argv, "records");
 	if (go.mapping && go.fuzzy)
 		opt_usage_error(&spec, "--mapping and --fuzzy are two ways of matching: give one");
+	if (output_dir && output)
+		opt_usage_error(&spec, "-o DIR and --output-file FILE are two places to write: give one");
+	if (output_dir)
+		opt_output_dir(&spec, output_dir, file_suffixes);
 	if (!format)
-		format = format_of(output);
-	if (!strcmp(format, "visdb") && (!output || !strcmp(output, "-")))
-		opt_usage_error(&spec, "--format visdb writes a SQLite file: give -o FILE.vis.db");
-	if (!strcmp(format, "html") && (!output || !strcmp(output, "-")) && isatty(1))
-		opt_usage_error(&spec, "the page is not for a terminal: give -o FILE.html or redirect the output");
+		format = output_dir ? "visdb" : format_of(output);
+	if (!output_dir && !strcmp(format, "visdb") && (!output || !strcmp(output, "-")))
+		opt_usage_error(&spec, "--format visdb writes a SQLite file: give -o DIR or --output-file FILE.vis.db");
+	if (!output_dir && !strcmp(format, "html") && (!output || !strcmp(output, "-")) && isatty(1))
+		opt_usage_error(&spec, "the page is not for a terminal: give -o DIR, --output-file FILE.html or redirect "
+				       "the output");
 
 	progress_start(progress_size(input));
 	if (strcmp(input, "-"))
@@ -140,6 +162,12 @@ int main(int argc, char **argv)
 	}
 	line_reader_close(lr);
 	progress_end();
+	if (output_dir) {
+		if (naming_output_file(output_dir, graph_is_compare(g) ? "compare" : "build", suffix_of(format), &path,
+				       &err) < 0)
+			die("%s", err.buf);
+		output = path.buf;
+	}
 
 	if (!strcmp(format, "visdb")) {
 		if (graph_write_visdb(g, output, &err) < 0)
@@ -171,6 +199,7 @@ int main(int argc, char **argv)
 	}
 	graph_free(g);
 	yamlmap_release(&mapping);
+	strbuf_release(&path);
 	strbuf_release(&err);
 	return PROBE_OK;
 }

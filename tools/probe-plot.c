@@ -2,6 +2,7 @@
  * probe-plot: a picture of where a run leaves its reference: the error of every leaf along execution order,
  * one line per rank, the first divergence and the first non-finite value marked, the modules underneath.
  */
+#include "../lib/msprobe/naming.h"
 #include "../lib/dumps/layout.h"
 #include "../lib/records/lines.h"
 #include "../lib/core/msg.h"
@@ -17,12 +18,14 @@
 
 enum {
 	OPT_METRIC = 256, OPT_RANKS, OPT_RANGE, OPT_WIDTH, OPT_HEIGHT, OPT_MODULE_DEPTH, OPT_TABLE_ROWS, OPT_FORMAT,
-	OPT_PARTIAL, OPT_WHERE,
+	OPT_PARTIAL, OPT_WHERE, OPT_OUTPUT_FILE,
 };
 
 static const struct opt_spec options[] = {
-	{ 'o', 'o', "output", "FILE", "write the picture to FILE: .svg, or .html (.htm) for the page; no other suffix", NULL,
-	  OPT_FILE },
+	{ 'o', 'o', "output-dir", "DIR", "write the picture into DIR (made if missing) as plot_<ts>.svg, or .html "
+	  "with --format html", NULL, OPT_DIR },
+	{ OPT_OUTPUT_FILE, 0, "output-file", "FILE",
+	  "write the picture to FILE: .svg, or .html (.htm) for the page; no other suffix", NULL, OPT_FILE },
 	{ OPT_FORMAT, 0, "format", "FORMAT", "svg (default), or html: the picture, its tooltips and a table to filter",
 	  "svg|html", 0 },
 	{ OPT_METRIC, 0, "metric", "METRIC", "the error drawn (default auto: the one the mode has)",
@@ -50,7 +53,7 @@ static const struct opt_spec options[] = {
 
 static const struct tool_spec spec = {
 	.name = "probe-plot",
-	.synopsis = "[-o FILE] [--format FORMAT] [--metric METRIC] [--ranks LIST] [--range A:B] [--width PX] "
+	.synopsis = "[-o DIR | --output-file FILE] [--format FORMAT] [--metric METRIC] [--ranks LIST] [--range A:B] [--width PX] "
 		    "[--height PX] [--module-depth N] [--table-rows N] [--rtol X] [--atol X] [--ulps N] [--cos-min X] "
 		    "[--where JQ] [--partial] [records]",
 	.summary = "Draw metric records as a self-contained SVG (or HTML) picture: the error of each leaf along "
@@ -76,10 +79,13 @@ static const char *format_of_name(const char *path)
 		return "svg";
 	if (!strcasecmp(dot, ".html") || !strcasecmp(dot, ".htm"))
 		return "html";
-	opt_usage_error(&spec, "-o %s: the formats are svg (.svg) and html (.html, .htm), not %s "
+	opt_usage_error(&spec, "--output-file %s: the formats are svg (.svg) and html (.html, .htm), not %s "
 			       "(for another, convert the SVG: rsvg-convert, inkscape)", path, dot);
 	return NULL;
 }
+
+/* Names -o DIR would take for a file, refused there: the user meant --output-file. */
+static const char *const file_suffixes[] = { ".svg", ".html", ".htm", ".png", ".pdf", ".svgz", ".jpg", NULL };
 
 int main(int argc, char **argv)
 {
@@ -88,7 +94,8 @@ int main(int argc, char **argv)
 	struct line_reader *lr;
 	struct line_sink sink;
 	struct plot *p;
-	const char *arg, *input, *output = NULL, *format = NULL, *where = NULL;
+	struct strbuf path = STRBUF_INIT;
+	const char *arg, *input, *output = NULL, *output_dir = NULL, *format = NULL, *where = NULL;
 	int c, first, m;
 
 	msg_set_progname(argv[0]);
@@ -98,6 +105,9 @@ int main(int argc, char **argv)
 			continue;
 		switch (c) {
 		case 'o':
+			output_dir = arg;
+			break;
+		case OPT_OUTPUT_FILE:
 			output = arg;
 			break;
 		case OPT_FORMAT:
@@ -150,8 +160,13 @@ int main(int argc, char **argv)
 	}
 	if (!format)
 		format = "svg";
-	if (!output && isatty(1))
-		opt_usage_error(&spec, "the picture is not for a terminal: give -o FILE or redirect the output");
+	if (output_dir && output)
+		opt_usage_error(&spec, "-o DIR and --output-file FILE are two places to write: give one");
+	if (output_dir)
+		opt_output_dir(&spec, output_dir, file_suffixes);
+	if (!output && !output_dir && isatty(1))
+		opt_usage_error(&spec, "the picture is not for a terminal: give -o DIR, --output-file FILE or redirect "
+				       "the output");
 	po.source = input;
 
 	progress_start(progress_size(input));
@@ -169,6 +184,11 @@ int main(int argc, char **argv)
 	}
 	progress_end();
 
+	if (output_dir) {
+		if (naming_output_file(output_dir, "plot", !strcmp(format, "html") ? ".html" : ".svg", &path, &err) < 0)
+			die("%s", err.buf);
+		output = path.buf;
+	}
 	/* the whole picture is made before a byte of it goes out */
 	if (!strcmp(format, "html"))
 		plot_write_html(p, &doc);
@@ -187,6 +207,7 @@ int main(int argc, char **argv)
 	plot_free(p);
 	jqsel_free(po.first.where);
 	strbuf_release(&doc);
+	strbuf_release(&path);
 	strbuf_release(&err);
 	return PROBE_OK;
 }

@@ -2,6 +2,7 @@
  * atbtab.c: msprobe's ATB compare table and our verdict (atbtab.h).
  */
 #include "../core/compat.h"
+#include "../msprobe/naming.h"
 #include "atbtab.h"
 #include "tmetric.h"
 #include "verdict.h"
@@ -910,12 +911,9 @@ static int write_file(const struct atb_table *t, const struct group *g, struct s
 {
 	struct strbuf dir = STRBUF_INIT, path = STRBUF_INIT, csv = STRBUF_INIT;
 	bool xlsx = t->opts.output == ATB_XLSX;
-	char stamp[32];
-	time_t now = time(NULL);
-	struct tm tm;
+	char stamp[NAMING_STAMP_SIZE];
 	int ret;
-	localtime_r(&now, &tm);
-	strftime(stamp, sizeof(stamp), "%Y%m%d%H%M%S", &tm);
+	naming_stamp_now(stamp);
 	strbuf_addstr(&dir, t->opts.output_dir);
 	if (t->ngroups > 1)
 		strbuf_addf(&dir, "/%s/%lld", g->process, (long long)g->exec);

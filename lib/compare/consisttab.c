@@ -8,6 +8,7 @@
  * msprobe-verl.md sections 4 to 6.
  */
 #include "consist.h"
+#include "../msprobe/naming.h"
 #include "tmetric.h"
 #include "verdict.h"
 #include "../core/arena.h"
@@ -1508,13 +1509,10 @@ static void rank_dir(const struct consist_table *t, struct strbuf *out)
 static int write_file(struct consist_table *t, const struct strbuf *csv, struct strbuf *err)
 {
 	struct strbuf path = STRBUF_INIT, dir = STRBUF_INIT;
-	char stamp[32];
-	time_t now = time(NULL);
-	struct tm tm;
+	char stamp[NAMING_STAMP_SIZE];
 	int ret;
 	bool xlsx = t->opts.output == CONSIST_XLSX;
-	localtime_r(&now, &tm);
-	strftime(stamp, sizeof(stamp), "%Y%m%d%H%M%S", &tm);
+	naming_stamp_now(stamp);
 	rank_dir(t, &dir);
 	strbuf_addf(&path, "%s/compare_result%s%s_%s.%s", t->opts.output_dir, dir.len ? "_" : "", dir.len ? dir.buf : "",
 		    stamp, xlsx ? "xlsx" : "csv");

@@ -1302,11 +1302,10 @@ static const char *golden_dump_of(const struct matcher *m, uint32_t g)
 static int save_derived(const struct matcher *m, struct strbuf *err)
 {
 	struct strbuf path = STRBUF_INIT, yaml = STRBUF_INIT;
-	char ts[32];
-	time_t now = time(NULL);
+	char ts[NAMING_STAMP_SIZE];
 	FILE *f;
 	int ret = 0;
-	strftime(ts, sizeof(ts), "%Y%m%d%H%M%S", localtime(&now));
+	naming_stamp_now(ts);
 	strbuf_addf(&path, "%s/data_mapping", m->opts.save_mapping);
 	if (m->cur.mode)
 		strbuf_addf(&path, "_%s", leaf_exec_mode_names[m->cur.mode]);

@@ -1,4 +1,5 @@
 #include "merge.h"
+#include "../msprobe/naming.h"
 #include "metric.h"
 #include "../core/csvrows.h"
 #include "../core/msg.h"
@@ -998,17 +999,14 @@ static void book_name(void *ctx, unsigned k, size_t i, struct strbuf *out)
 
 int merge_write_xlsx(struct merge *m, const char *dir, struct strbuf *path, struct strbuf *err)
 {
-	char stamp[32];
-	time_t now = time(NULL);
-	struct tm tm;
+	char stamp[NAMING_STAMP_SIZE];
 	struct strbuf base = STRBUF_INIT, final = STRBUF_INIT;
 	struct xlsxw_options xo = { .tmpdir = dir };
 	struct partial *part;
 	struct book_name bn;
 	struct xlsxw *w;
 	int fd, ret;
-	localtime_r(&now, &tm);
-	strftime(stamp, sizeof(stamp), "%Y%m%d%H%M%S", &tm);
+	naming_stamp_now(stamp);
 	strbuf_addf(&base, "%s/multi_ranks_compare_merge_%s", dir, stamp);
 	strbuf_addf(&final, "%s.xlsx", base.buf);
 	partial_init();

@@ -1,4 +1,5 @@
 #include "metric.h"
+#include "../msprobe/naming.h"
 #include "atbtab.h"
 #include "consist.h"
 #include "../dumps/layout.h"
@@ -1204,11 +1205,8 @@ static int mode_step_dir(struct metric_stream *m, const struct leafrec *t, struc
 
 static int open_table_file(struct metric_stream *m, const struct item *it, struct strbuf *err)
 {
-	char stamp[32];
-	time_t now = time(NULL);
-	struct tm tm;
-	localtime_r(&now, &tm);
-	strftime(stamp, sizeof(stamp), "%Y%m%d%H%M%S", &tm);
+	char stamp[NAMING_STAMP_SIZE];
+	naming_stamp_now(stamp);
 	strbuf_reset(&m->file_name);
 	strbuf_addf(&m->file_name, "%s/", m->opts.output_dir);
 	if (it->p.has_t && it->p.t.exec_mode && mode_step_dir(m, &it->p.t, err) < 0)

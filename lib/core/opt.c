@@ -6,6 +6,9 @@
 #include <getopt.h>
 #include <math.h>
 #include <signal.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 enum { OPT_HELP = 1000, OPT_VERSION, OPT_LIST_OPTIONS };
@@ -229,6 +232,20 @@ double opt_tolerance(const struct tool_spec *spec, const char *option, const cha
 	if (!*text || *end || !(x >= 0) || isinf(x))
 		opt_usage_error(spec, "%s value is not a number >= 0: %s", option, text);
 	return x;
+}
+
+void opt_output_dir(const struct tool_spec *spec, const char *dir, const char *const *file_suffixes)
+{
+	struct stat st;
+	size_t n = strlen(dir);
+	if (!stat(dir, &st) && S_ISDIR(st.st_mode))
+		return;
+	for (const char *const *s = file_suffixes; *s; s++) {
+		size_t k = strlen(*s);
+		if (n > k && !strcasecmp(dir + n - k, *s))
+			opt_usage_error(spec, "-o takes a folder, as msprobe's -o does (the file is named there, with "
+					      "a timestamp); to write one file, give --output-file %s", dir);
+	}
 }
 
 const char *opt_input_operand(const struct tool_spec *spec, int argc, char **argv, const char *what)

@@ -11,7 +11,7 @@
  * Its mode is 0666 minus the umask, as fopen() gives (not mkstemp's 0600).
  *
  * partial_commit() renames one file to its final name, replacing what is
- * there (a file the user named: probe-plot -o FILE).  partial_commit_unique()
+ * there (a file the user named: probe-plot --output-file FILE).  partial_commit_unique()
  * renames a set of files (one table in parts) without ever replacing a
  * file: renameat2(RENAME_NOREPLACE), else link() and unlink(), else an
  * empty file of its own claimed with O_EXCL and renamed over; when a name

@@ -29,6 +29,11 @@ struct graph_set *graph_new(const struct graph_options *o)
 	return g;
 }
 
+bool graph_is_compare(const struct graph_set *g)
+{
+	return g->two_runs;
+}
+
 static void run_release(struct grun *r)
 {
 	for (size_t i = 0; r->tj && i < r->th.n; i++) {

@@ -45,6 +45,9 @@ void graph_free(struct graph_set *g);
 /* The records, one line at a time (lines.h's sink). */
 struct line_sink graph_sink(struct graph_set *g);
 
+/* After the input: whether the records compared two runs (msprobe's compare_<ts>.vis.db) or held one (build_<ts>). */
+bool graph_is_compare(const struct graph_set *g);
+
 /*
  * Writers, after the input ended (the sink's finish built the graphs).
  * graph_write_json: one record per node; graph_write_html: the page; both

@@ -1,4 +1,33 @@
 #include "naming.h"
+#include "../core/msg.h"
+#include "../core/partial.h"
+
+#include <errno.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+void naming_stamp_now(char out[NAMING_STAMP_SIZE])
+{
+	time_t now = time(NULL);
+	struct tm tm;
+	localtime_r(&now, &tm);
+	strftime(out, NAMING_STAMP_SIZE, "%Y%m%d%H%M%S", &tm);
+}
+
+int naming_output_file(const char *dir, const char *prefix, const char *suffix, struct strbuf *path,
+		       struct strbuf *err)
+{
+	char stamp[NAMING_STAMP_SIZE];
+	if (partial_make_dirs(dir, err) < 0)
+		return -1;
+	if (access(dir, W_OK))
+		return msg_fail(err, dir, "cannot write there: %s", strerror(errno));
+	naming_stamp_now(stamp);
+	strbuf_reset(path);
+	strbuf_addf(path, "%s/%s_%s%s", dir, prefix, stamp, suffix);
+	return 0;
+}
 
 bool naming_all_digits(const char *s, size_t n)
 {

@@ -81,4 +81,19 @@ void naming_fuzzy_name(struct strbuf *out, const char *name);
 /* Whether s[0..n) is one or more ASCII digits (a call count, a rank). */
 bool naming_all_digits(const char *s, size_t n);
 
+/*
+ * The timestamp in the names of msprobe's output files (compare_result_<ts>.csv,
+ * compare_<ts>.vis.db, ...): the local time now as YYYYMMDDHHMMSS.
+ */
+#define NAMING_STAMP_SIZE 16
+void naming_stamp_now(char out[NAMING_STAMP_SIZE]);
+
+/*
+ * An output folder as msprobe's -o takes one: dir is made (mkdir -p) and must
+ * be writable; path is set to "dir/<prefix>_<ts><suffix>" (suffix with its
+ * dot: ".vis.db").  0, or -1 with the reason in err (naming dir).
+ */
+int naming_output_file(const char *dir, const char *prefix, const char *suffix, struct strbuf *path,
+		       struct strbuf *err);
+
 #endif

@@ -48,9 +48,9 @@ probe-flatten run/target | probe-match run/golden | probe-metric | probe-stack >
 say "probe-first --format text metric.ndjson"
 probe-first --format text metric.ndjson || [ $? = 1 ] # 1: a divergence was found
 
-say "probe-plot -o plot.svg metric.ndjson; probe-plot -o plot.html metric.ndjson"
-probe-plot -o plot.svg metric.ndjson
-probe-plot -o plot.html metric.ndjson
+say "probe-plot --output-file plot.svg metric.ndjson; probe-plot --output-file plot.html metric.ndjson"
+probe-plot --output-file plot.svg metric.ndjson
+probe-plot --output-file plot.html metric.ndjson
 
 echo
 echo "The dumps are in $out/run; the records in $out/*.ndjson."

@@ -14,7 +14,7 @@ check() { # label canonical target-dir golden-dir
 		return
 	fi
 	rm -f "$tmp/g.vis.db"
-	if ! { probe-flatten "$3" | probe-match "$4" | probe-metric | probe-stack | probe-graph -o "$tmp/g.vis.db"; } 2> "$tmp/err"; then
+	if ! { probe-flatten "$3" | probe-match "$4" | probe-metric | probe-stack | probe-graph --output-file "$tmp/g.vis.db"; } 2> "$tmp/err"; then
 		echo "not ok $n - $1: the pipeline failed"
 		sed 's/^/# /' "$tmp/err"
 		return

@@ -18,12 +18,12 @@ for tool in probe-metric probe-first; do
 	$tool < pairs.ndjson > /dev/null 2> err; echo "$tool on the same pairs: status $?"
 	head -1 err
 done
-probe-plot -o p.svg < metrics.ndjson 2> err; echo "probe-plot on their metrics: status $?"
+probe-plot --output-file p.svg < metrics.ndjson 2> err; echo "probe-plot on their metrics: status $?"
 head -1 err
 echo "accepted on purpose: the pairs marked by probe-match --partial, or --partial"
 probe-first < marked.ndjson > /dev/null; echo "probe-first status $?"
 probe-first --partial < pairs.ndjson > /dev/null; echo "probe-first --partial status $?"
-probe-plot --partial -o p.svg < metrics.ndjson; echo "probe-plot --partial status $?"
+probe-plot --partial --output-file p.svg < metrics.ndjson; echo "probe-plot --partial status $?"
 probe-first --format text < marked.ndjson | grep -E 'partial|incomplete'
 echo "a smaller model against a bigger one: all its leaves match; the golden-only leaves are explained"
 pipe small/target big/golden --format text | grep -E '^  (incomplete|note)'

@@ -18,14 +18,14 @@ check() { python3 "$TESTS/browser/graph.py" "$@" 2>&1; }
 echo "== generated dumps, 2 ranks, fault on rank 1"
 probe-gendump --ranks 2 --fault-rank 1 g > /dev/null
 probe-flatten g/target | probe-match g/golden | probe-metric | probe-stack > m.ndjson
-probe-graph -o page.html m.ndjson
+probe-graph --output-file page.html m.ndjson
 check --search linear --shot shot.png page.html
 
 ex=$FIXTURES/msprobe-example
 echo "== msprobe example"
 if [ -d "$ex" ]; then
 	probe-flatten "$ex/step1/proc2016" | probe-match "$ex/step0/proc2016" | probe-metric | probe-stack |
-		probe-graph -o ex.html
+		probe-graph --output-file ex.html
 	check --search conv2d --shot shot.png ex.html
 else
 	echo "skipped: ../shared/fixtures absent"

@@ -22,7 +22,7 @@ d["Module.fc1.Linear.forward.0"] = "Module.fc2.Linear.forward.0"
 d["Module.fc2.Linear.forward.0"] = "Module.fc1.Linear.forward.0"
 json.dump(d, open(p, "w"))
 PY
-probe-flatten c/target | probe-match c/golden | probe-metric | run probe-graph -o cycle.html
+probe-flatten c/target | probe-match c/golden | probe-metric | run probe-graph --output-file cycle.html
 ls cycle.html* 2> /dev/null
 echo "-- a parent that is never given a parent of its own"
 cp -r d n
@@ -33,7 +33,7 @@ d = json.load(open(p))
 d["Module.fc1.Linear.forward.0"] = "Module.nowhere.X.forward.0"
 json.dump(d, open(p, "w"))
 PY
-probe-flatten n/target | run probe-graph --format visdb -o n.vis.db
+probe-flatten n/target | run probe-graph --format visdb --output-file n.vis.db
 ls n.vis.db* 2> /dev/null
 echo "-- a construct.json that is not JSON"
 cp -r d j

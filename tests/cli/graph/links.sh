@@ -32,5 +32,5 @@ for r, data in ranks.items():
 PY
 probe-flatten run | probe-graph --format json | jq -r 'select(.name | startswith("Distributed")) | "rank \(.rank) \(.name): \(.matched_distributed | tojson)"'
 echo "-- the same in the vis.db"
-probe-flatten run | probe-graph -o l.vis.db
+probe-flatten run | probe-graph --output-file l.vis.db
 python3 -c 'import sqlite3; db = sqlite3.connect("l.vis.db"); print(db.execute("SELECT count(*) FROM tb_nodes WHERE matched_distributed != \"{}\"").fetchall())'

@@ -38,5 +38,5 @@ probe-flatten d | probe-graph --overflow --format json | jq -r '"\(.name): \(.ov
 echo "-- without --overflow: none"
 probe-flatten d | probe-graph --format json | jq -r 'select(.overflow_level) | .name' | wc -l
 echo "-- the vis.db says it was asked"
-probe-flatten d | probe-graph --overflow -o o.vis.db
+probe-flatten d | probe-graph --overflow --output-file o.vis.db
 python3 -c 'import sqlite3; db = sqlite3.connect("o.vis.db"); print(db.execute("SELECT overflow_check FROM tb_config").fetchall(), db.execute("SELECT overflow_level, count(*) FROM tb_nodes GROUP BY 1 ORDER BY 1").fetchall())'

@@ -3,8 +3,8 @@
 # file written whole (no temporary left).
 probe-gendump --ranks 2 --fault-rank 1 d > /dev/null
 probe-flatten d/target | probe-match d/golden | probe-metric > m.ndjson
-probe-graph -o compare.vis.db m.ndjson; echo "status $?"
-probe-flatten d/target | probe-graph --format visdb -o build.db; echo "status $?"
+probe-graph --output-file compare.vis.db m.ndjson; echo "status $?"
+probe-flatten d/target | probe-graph --format visdb --output-file build.db; echo "status $?"
 ls
 python3 - compare.vis.db build.db <<'PY'
 import json, sqlite3, sys

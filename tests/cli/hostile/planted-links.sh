@@ -20,7 +20,7 @@ probe-metric -o out pairs; echo "probe-metric -o: status $?; victim: $(cat victi
 echo "  tables: $(find out -name '*.csv' -type f | wc -l) regular file(s), $(find out -name '*.csv' -type l | wc -l) link(s); mode $(stat -c %a out/*.csv)"
 probe-metric pairs > metrics
 ln -s victim p.svg.partial
-probe-plot -o p.svg metrics; echo "probe-plot -o: status $?; victim: $(cat victim); p.svg: $(stat -c %F p.svg), mode $(stat -c %a p.svg)"
+probe-plot --output-file p.svg metrics; echo "probe-plot -o: status $?; victim: $(cat victim); p.svg: $(stat -c %F p.svg), mode $(stat -c %a p.svg)"
 mkdir -p g/golden/step0/rank0 g/target/step0/rank0
 for f in dump.json stack.json construct.json; do
 	ln -s ../../../../victim g/golden/step0/rank0/$f.partial

@@ -23,7 +23,7 @@ echo "== 8 ranks, the fault on rank 5, rank 3's relu.1 without a golden, from a 
 probe-gendump --ranks 8 --fault-rank 5 r8 > /dev/null
 probe-flatten r8/golden | jq -c 'select((.rank == 3 and (.name | test("relu\\.1\\."))) | not)' > r8golden.ndjson
 metric r8 r8golden.ndjson > r8.ndjson
-probe-plot -o r8.html r8.ndjson
+probe-plot --output-file r8.html r8.ndjson
 check --query Functional.relu.1. --started 5 --min-de 20 --narrow 800 \
 	--title "r8/target/step0 (8 dumps) vs r8/golden/step0 (8 dumps) (r8.ndjson)" r8.html r8.ndjson
 
@@ -45,5 +45,5 @@ check --query zoo --title "p/target/step0/proc1234 vs p/golden/step0/proc1234" p
 echo "== 2 ranks, 3 steps one after another on the axis, the fault on rank 1"
 probe-gendump --ranks 2 --fault-rank 1 --steps 3 s3 > /dev/null
 metric s3 s3/golden > s3.ndjson
-probe-plot -o s3.html s3.ndjson
+probe-plot --output-file s3.html s3.ndjson
 check --query mse_loss --started 1 --title "s3/target (6 dumps) vs s3/golden (6 dumps) (s3.ndjson)" s3.html s3.ndjson

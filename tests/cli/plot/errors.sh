@@ -24,10 +24,10 @@ run probe-plot --rtol -1 m.ndjson
 run probe-plot --format png m.ndjson
 run probe-plot m.ndjson m.ndjson
 run probe-plot no-such.ndjson
-probe-plot -o no/such/dir/p.svg m.ndjson; echo "status $?"
+probe-plot --output-file no/such/dir/p.svg m.ndjson; echo "status $?"
 ls no 2>&1 | sed 's/^ls: //'
 probe-plot m.ndjson > /dev/full; echo "status $?"
-probe-plot -o p.svg m.ndjson; echo "status $?"; ls p.svg*
+probe-plot --output-file p.svg m.ndjson; echo "status $?"; ls p.svg*
 # a file size limit half-way through the picture: no file, and stdout cut back
-(ulimit -f 8; probe-plot -o big.svg m.ndjson; echo "status $?"; probe-plot m.ndjson > big2.svg; echo "status $?")
+(ulimit -f 8; probe-plot --output-file big.svg m.ndjson; echo "status $?"; probe-plot m.ndjson > big2.svg; echo "status $?")
 ls big.svg* 2>&1 | sed 's/^ls: //'; echo "big2.svg: $(wc -c < big2.svg) bytes"

@@ -3,7 +3,7 @@
 # input order, at most --table-rows of them; nothing fetched from anywhere.
 probe-gendump --ranks 2 --fault nan --fault-rank 1 d > /dev/null
 probe-flatten d/target | probe-match d/golden | probe-metric | probe-stack > m.ndjson
-probe-plot -o page.html m.ndjson; echo "status $?"
+probe-plot --output-file page.html m.ndjson; echo "status $?"
 xmllint --noout page.html && echo "well-formed"
 echo "svg elements: $(grep -c '<svg xmlns="http://www.w3.org/2000/svg"' page.html)"
 # no resource from elsewhere: no src=, no href=, no url(), no @import
@@ -19,4 +19,4 @@ probe-plot --format html --table-rows 5 m.ndjson > five.html
 echo "--table-rows 5: $(rows five.html) rows"
 grep -o '[0-9][0-9]* listed ([^)]*)' five.html
 # --format decides over the suffix
-probe-plot --format svg -o x.html m.ndjson && head -c 38 x.html; echo
+probe-plot --format svg --output-file x.html m.ndjson && head -c 38 x.html; echo

@@ -8,12 +8,12 @@ probe-flatten d/target | probe-match d/golden | probe-metric > m.ndjson
 kind() { head -c 60 "$1" | tr '\n' ' ' | sed 's/^\(<[^ >]*\).*/\1/'; }
 for f in p.svg P.SVG p.html p.HTM picture dir.v2/picture; do
 	mkdir -p dir.v2
-	probe-plot -o "$f" m.ndjson; echo "-o $f: status $?, $(kind "$f")"
+	probe-plot --output-file "$f" m.ndjson; echo "--output-file $f: status $?, $(kind "$f")"
 done
-probe-plot --format html -o picture2 m.ndjson; echo "--format html -o picture2: status $?, $(kind picture2)"
+probe-plot --format html --output-file picture2 m.ndjson; echo "--format html --output-file picture2: status $?, $(kind picture2)"
 for f in x.png x.pdf x.svgz x.html.png; do
-	probe-plot -o "$f" m.ndjson 2> err.txt; echo "-o $f: status $?"; head -n 1 err.txt
+	probe-plot --output-file "$f" m.ndjson 2> err.txt; echo "--output-file $f: status $?"; head -n 1 err.txt
 	ls "$f"* 2> /dev/null
 done
-probe-plot --format svg -o x.png m.ndjson > /dev/null 2>&1; echo "--format svg -o x.png: status $?"
+probe-plot --format svg --output-file x.png m.ndjson > /dev/null 2>&1; echo "--format svg --output-file x.png: status $?"
 probe-plot --help | grep -e '^ *-o, --output' -e '^ *--format'
