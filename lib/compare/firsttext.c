@@ -36,35 +36,65 @@ static void add_text(struct strbuf *out, const char *s)
 	text_escape_str(out, s ? s : "(null)", 0);
 }
 
-/* The stack frames attached to the record (probe-stack), one per line, innermost first as msprobe lists them. */
+/* One frame of a stack as "FILE:LINE in FUNCTION: CODE" (the text as it is when not in msprobe's form), a line. */
+static void add_frame_line(struct strbuf *out, const char *label, const char *text)
+{
+	struct frame fr;
+	strbuf_addstr(out, label);
+	if (stack_frame_parse(text, &fr) && fr.function) {
+		text_escape(out, fr.file, fr.file_len, 0);
+		strbuf_addf(out, ":%ld in ", fr.line);
+		text_escape(out, fr.function, fr.function_len, 0);
+		strbuf_addstr(out, ": ");
+		text_escape(out, fr.code ? fr.code : "", fr.code ? fr.code_len : 0, 0);
+	} else {
+		add_text(out, text);
+	}
+	strbuf_addch(out, '\n');
+}
+
+/*
+ * The frames of the stack (a JSON array of msprobe's frame strings) that are
+ * (framework) or are not the framework's, innermost first as msprobe lists
+ * them, a line each: the first labelled label, the others indented as far.
+ */
+static void add_frames_of(struct strbuf *out, const struct strbuf *stack, bool framework, const char *label)
+{
+	struct strbuf frame = STRBUF_INIT;
+	struct rs_iter it;
+	struct span v;
+	bool first = true;
+	if (!stack->len || rs_begin_array(&it, stack->buf, stack->len))
+		return;
+	while (rs_next_item(&it, &v) == 1) {
+		struct frame fr;
+		strbuf_reset(&frame);
+		if (span_string(&v, &frame) < 0)
+			continue;
+		/* a frame not in msprobe's form is shown with the user's: it cannot be told apart */
+		bool is_framework = stack_frame_parse(frame.buf, &fr) && stack_frame_is_framework(&fr, NULL, 0);
+		if (is_framework != framework)
+			continue;
+		add_frame_line(out, first ? label : "           ", frame.buf);
+		first = false;
+	}
+	strbuf_release(&frame);
+}
+
+/*
+ * The stack attached to the record (probe-stack): the user's own frames
+ * first ("stack"), the framework's after ("library": site-packages,
+ * dist-packages, the standard library), each innermost first; then the
+ * modules around the entry.
+ */
 static void add_frames(struct strbuf *out, const struct finding *x)
 {
 	struct strbuf st = STRBUF_INIT, frame = STRBUF_INIT;
 	struct rs_iter it;
 	struct span v;
 	leaf_field_text(x, LF_STACK, &st);
-	if (st.len && rs_begin_array(&it, st.buf, st.len) == 0) {
-		bool first = true;
-		while (rs_next_item(&it, &v) == 1) {
-			strbuf_reset(&frame);
-			if (span_string(&v, &frame) < 0)
-				continue;
-			struct frame fr;
-			strbuf_addstr(out, first ? "  stack    " : "           ");
-			if (stack_frame_parse(frame.buf, &fr) && fr.function) {
-				text_escape(out, fr.file, fr.file_len, 0);
-				strbuf_addf(out, ":%ld in ", fr.line);
-				text_escape(out, fr.function, fr.function_len, 0);
-				strbuf_addstr(out, ": ");
-				text_escape(out, fr.code ? fr.code : "", fr.code ? fr.code_len : 0, 0);
-				strbuf_addch(out, '\n');
-			} else {
-				add_text(out, frame.buf);
-				strbuf_addch(out, '\n');
-			}
-			first = false;
-		}
-	}
+	add_frames_of(out, &st, false, "  stack    ");
+	add_frames_of(out, &st, true, "  library  ");
 	leaf_field_text(x, LF_MODULES, &st);
 	if (st.len && rs_begin_array(&it, st.buf, st.len) == 0) {
 		size_t at = out->len;
@@ -271,14 +301,14 @@ static void write_finding_text(const struct first_stream *f, const struct rank_s
 	strbuf_addstr(out, "\n  leaf     ");
 	leaf_label(x, out, sb);
 	strbuf_addch(out, '\n');
+	where_text(x, sb);
+	if (sb->len)
+		strbuf_addf(out, "  where    %s\n", sb->buf);
 	if (x->what)
 		strbuf_addf(out, "  values   %s\n", x->what);
 	else
 		add_differences(f, x, out);
 	strbuf_addf(out, "  verdict  %s\n", x->why);
-	where_text(x, sb);
-	if (sb->len)
-		strbuf_addf(out, "  where    %s\n", sb->buf);
 	add_frames(out, x);
 	leaf_field_text(x, LF_TYPE, sb);
 	if (x->n == 1 && !strcmp(sb->buf, "atb.Tensor"))
