@@ -4,6 +4,7 @@
 # of the dump read, the rank of how many, the leaves), each drawing covers the row (also when every
 # tool draws, PROBE_PROGRESS=all), is cut to the terminal's width, a warning goes on a row of its
 # own, and the row is cleared at the end.  Not a terminal: nothing, unless asked.
+# sanitizers: skip, it tests what a terminal shows (script(1), timing); lib/core/progress.c runs under the sanitizers in tests/unit/test_progress.c
 command -v script > /dev/null || { echo "script(1) is not installed (bsdutils, make deps)"; exit 77; }
 probe-gendump --ranks 8 --layers 40 --micro-batches 4 run > /dev/null
 pipeline="probe-flatten run/target/step0 | probe-match run/golden/step0 | probe-metric | probe-first > /dev/null"
