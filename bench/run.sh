@@ -32,26 +32,31 @@ measure() {
 	times=$(mktemp)
 	peak=0
 	i=0
+	: > "$times.cpu"
 	while [ $i -lt "$runs" ]; do
 		start=$(date +%s%N)
-		/usr/bin/time -f '%M' -o "$times.one" sh -c "$*" > /dev/null
+		/usr/bin/time -f '%M %U %S' -o "$times.one" sh -c "$*" > /dev/null
 		end=$(date +%s%N)
-		read -r kb < "$times.one"
+		read -r kb user sys < "$times.one"
 		echo "$(( (end - start) / 1000 ))" | awk '{ printf "%.6f\n", $1 / 1e6 }' >> "$times"
+		echo "$user $sys" | awk '{ printf "%.2f %.2f\n", $1 + $2, $2 }' >> "$times.cpu"
 		[ "$kb" -gt "$peak" ] && peak=$kb
 		i=$((i + 1))
 	done
+	# CPU seconds (user + system, of every process of the command): the median run's, by CPU
+	cpu=$(sort -n "$times.cpu" | awk '{ c[NR] = $1; s[NR] = $2 } END { m = int((NR + 1) / 2); print c[m], s[m] }')
 	sort -n "$times" | awk -v name="$name" -v bytes="$bytes" -v peak="$peak" -v runs="$runs" \
-		-v stamp="$stamp" -v commit="$commit" '
+		-v stamp="$stamp" -v commit="$commit" -v cpu="$cpu" '
 		{ t[NR] = $1 }
 		END {
 			med = (NR % 2) ? t[(NR + 1) / 2] : (t[NR / 2] + t[NR / 2 + 1]) / 2
 			if (med <= 0) med = 0.000001
 			mbs = bytes / 1e6 / med
-			printf "{\"figure\":\"%s\",\"median_s\":%.4f,\"min_s\":%.4f,\"max_s\":%.4f,\"runs\":%d,\"bytes\":%.0f,\"mb_per_s\":%.1f,\"peak_kb\":%d,\"commit\":\"%s\",\"date\":\"%s\"}\n",
-				name, med, t[1], t[NR], runs, bytes, mbs, peak, commit, stamp
+			split(cpu, c, " ")
+			printf "{\"figure\":\"%s\",\"median_s\":%.4f,\"min_s\":%.4f,\"max_s\":%.4f,\"runs\":%d,\"bytes\":%.0f,\"mb_per_s\":%.1f,\"cpu_s\":%.2f,\"sys_s\":%.2f,\"peak_kb\":%d,\"commit\":\"%s\",\"date\":\"%s\"}\n",
+				name, med, t[1], t[NR], runs, bytes, mbs, c[1], c[2], peak, commit, stamp
 		}' >> "$results"
-	rm -f "$times" "$times.one"
+	rm -f "$times" "$times.one" "$times.cpu"
 }
 
 # inputs -------------------------------------------------------------------
@@ -173,17 +178,37 @@ d=$(atb_dump statistics)
 bytes=$(cat "$d"/*/atb_dump_data/data/*/0/statistic.csv | wc -c | tr -d ' ')
 measure "atb-stats-csv" "$bytes" "'$bin/probe-flatten' '$d/target' | '$bin/probe-match' '$d/golden' | '$bin/probe-metric' --csv"
 
-# many ranks: a 64-rank step, serially and one job per rank with GNU parallel on every core
-r64=$out/ranks64
-if [ ! -f "$r64/golden/step0/rank63/dump.json" ]; then
-	"$bin/probe-gendump" --ranks 64 --fault-rank 37 --layers 40 --micro-batches 4 "$r64" > /dev/null
-fi
-bytes=$(cat "$r64"/target/step0/rank*/dump.json | wc -c | tr -d ' ')
-cat "$r64"/*/step0/rank*/dump.json > /dev/null
-measure "read-once:ranks64" "$bytes" "cat '$r64'/target/step0/rank*/dump.json"
-measure "ranks64-serial-first" "$bytes" \
-	"'$bin/probe-flatten' -q '$r64/target/step0' | '$bin/probe-match' '$r64/golden/step0' | '$bin/probe-metric' | '$bin/probe-first' > /dev/null || test \$? = 1"
+# many ranks: a 64-rank and a 256-rank step, serially (one process a stage over every rank), one job
+# per rank with GNU parallel on every core, and one job per batch of ranks (probe-flatten --batches:
+# as many batches as processors, the batches' records concatenated in order for probe-first)
+ranks_step() { # N: the folder of an N-rank step of the generator
+	d=$out/ranks$1
+	if [ ! -f "$d/golden/step0/rank$(($1 - 1))/dump.json" ]; then
+		"$bin/probe-gendump" --ranks "$1" --fault-rank $(($1 / 2 + 5)) --layers 40 --micro-batches 4 "$d" > /dev/null
+	fi
+	echo "$d"
+}
+for nr in 64 256; do
+	rd=$(ranks_step $nr)
+	bytes=$(cat "$rd"/target/step0/rank*/dump.json | wc -c | tr -d ' ')
+	cat "$rd"/*/step0/rank*/dump.json > /dev/null
+	measure "read-once:ranks$nr" "$bytes" "cat '$rd'/target/step0/rank*/dump.json"
+	measure "ranks$nr-serial-first" "$bytes" \
+		"'$bin/probe-flatten' -q '$rd/target/step0' | '$bin/probe-match' '$rd/golden/step0' | '$bin/probe-metric' | '$bin/probe-first' > /dev/null || test \$? = 1"
+	if command -v parallel > /dev/null; then
+		mkdir -p "$tmp"
+		measure "ranks$nr-parallel-first" "$bytes" \
+			"rm -rf '$tmp/rk' && mkdir -p '$tmp/rk' && '$bin/probe-flatten' --list '$rd/target/step0' | jq -r .rank | parallel -j \$(nproc) \"'$bin/probe-flatten' -q --only-ranks {} '$rd/target/step0' | '$bin/probe-match' --only-ranks {} '$rd/golden/step0' | '$bin/probe-metric' -j 1 > '$tmp/rk/{}.ndjson'\" && ls '$tmp/rk' | sort -n | sed 's|^|$tmp/rk/|' | xargs cat | '$bin/probe-first' > /dev/null || test \$? = 1"
+		"$bin/probe-flatten" --batches "$(getconf _NPROCESSORS_ONLN)" "$rd/target/step0" > "$tmp/batches"
+		measure "ranks$nr-batched-first" "$bytes" \
+			"rm -rf '$tmp/rk' && mkdir -p '$tmp/rk' && parallel -j \$(nproc) \"'$bin/probe-flatten' -q --only-ranks {} '$rd/target/step0' | '$bin/probe-match' --only-ranks {} '$rd/golden/step0' | '$bin/probe-metric' -j 1 > '$tmp/rk/{#}.ndjson'\" < '$tmp/batches' && ls '$tmp/rk' | sort -n | sed 's|^|$tmp/rk/|' | xargs cat | '$bin/probe-first' > /dev/null || test \$? = 1"
+		rm -rf "$tmp/rk" "$tmp/batches"
+	else
+		echo "bench: GNU parallel missing (make deps installs it): the parallel $nr-rank figures are left out" >&2
+	fi
+done
 # msprobe merge_result's job on the 64 ranks: their workbooks (one per rank), merged and checked
+r64=$out/ranks64
 mkdir -p "$tmp/r64x"
 if [ -z "$(ls "$tmp/r64x")" ]; then
 	"$bin/probe-flatten" -q "$r64/target/step0" | "$bin/probe-match" "$r64/golden/step0" | "$bin/probe-metric" -o "$tmp/r64x" --xlsx
@@ -191,15 +216,7 @@ fi
 measure "ranks64-merge-xlsx" "$(cat "$tmp"/r64x/*.xlsx | wc -c | tr -d ' ')" \
 	"rm -rf '$tmp/r64m' && mkdir '$tmp/r64m' && '$bin/probe-merge' --api all_reduce -o '$tmp/r64m' '$tmp/r64x' 2> /dev/null"
 measure "ranks64-merge-groups" "$(cat "$tmp"/r64x/*.xlsx | wc -c | tr -d ' ')" "'$bin/probe-merge' --groups '$tmp/r64x' > /dev/null || test \$? = 1"
-rm -rf "$tmp/r64x" "$tmp/r64m"
-if command -v parallel > /dev/null; then
-	mkdir -p "$tmp"
-	measure "ranks64-parallel-first" "$bytes" \
-		"rm -rf '$tmp/r64' && mkdir -p '$tmp/r64' && '$bin/probe-flatten' --list '$r64/target/step0' | jq -r .rank | parallel -j \$(nproc) \"'$bin/probe-flatten' -q --only-ranks {} '$r64/target/step0' | '$bin/probe-match' --only-ranks {} '$r64/golden/step0' | '$bin/probe-metric' -j 1 > '$tmp/r64/{}.ndjson'\" && ls '$tmp/r64' | sort -n | sed 's|^|$tmp/r64/|' | xargs cat | '$bin/probe-first' > /dev/null || test \$? = 1"
-	rm -rf "$tmp"
-else
-	echo "bench: GNU parallel missing (make deps installs it): the parallel 64-rank figure is left out" >&2
-fi
+rm -rf "$tmp"
 
 # cross-framework with the layer mapping (bench/crossfw-lm.py): a MindSpore target against a
 # PyTorch golden, 163,200 and 326,400 leaves a side; twice the scopes should take twice the time
@@ -253,7 +270,7 @@ jq -rs '
 	(map({(.figure): .}) | add) as $f
 	| [.[] | select(.figure | startswith("flatten:"))]
 	| .[] | (.figure | sub("flatten:"; "")) as $l
-	| "  \($l): \(.mb_per_s) MB/s = \((.mb_per_s / $f["read-once:" + $l].mb_per_s * 100 | floor)) % of read-once"
+	| "  \($l): \(.mb_per_s) MB/s = \((.mb_per_s / $f["read-once:" + $l].mb_per_s * 100 | floor)) % of read-once; \(if .cpu_s > 0 then (.bytes / 1e6 / .cpu_s | floor) else "?" end) MB a CPU-second"
 	  + (if $f["jq-c-data:" + $l] then ", \((.mb_per_s / $f["jq-c-data:" + $l].mb_per_s * 10 | floor) / 10)x jq" else "" end)' "$results"
 echo
 echo "msprobe's workbook (probe-metric -o DIR --xlsx) beside the CSV files (-o DIR):"
@@ -267,7 +284,7 @@ echo "the compare pipeline, with the ratio to msprobe compare's time on a pair o
 jq -r 'select(.figure | test("^(stage|pipeline)"))
 	| (.mb_per_s * .median_s) as $mb
 	| (if ($mb > 190 and $mb < 230) then 258.7 elif ($mb > 18 and $mb < 24) then 22.3 else null end) as $ms
-	| "  \(.figure): \(.median_s) s (min \(.min_s), max \(.max_s)), peak \(.peak_kb / 1024 | floor) MB"
+	| "  \(.figure): \(.median_s) s (min \(.min_s), max \(.max_s)), \(.cpu_s) CPU-s (system \(.sys_s)), peak \(.peak_kb / 1024 | floor) MB"
 	  + (if $ms then ", \($ms / .median_s | floor)x msprobe" else "" end)' "$results"
 echo
 echo "probe-graph (the hierarchy of both runs; msprobe graph_visualize not measured here):"
@@ -290,9 +307,11 @@ jq -rs '(map({(.figure): .}) | add) as $f | [.[] | select(.figure | startswith("
 	| (.figure | sub("ckpt-[a-z]+(-j1)?:"; "")) as $l
 	| "  \(.figure): \(.median_s) s, \(.mb_per_s / 1000 * 100 | floor / 100) GB/s, peak \(.peak_kb / 1024 | floor) MB; \(($f["read-once:ckpt-" + $l].mb_per_s / .mb_per_s) * 10 | floor / 10)x the time of reading the bytes once"' "$results"
 echo
-echo "many ranks (64 ranks of the generator, compare to probe-first):"
-jq -rs '(map({(.figure): .}) | add) as $f | [.[] | select(.figure | startswith("ranks64"))] | .[]
-	| "  \(.figure): \(.median_s) s (min \(.min_s), max \(.max_s)), \(.mb_per_s) MB/s, peak \(.peak_kb / 1024 | floor) MB"' "$results"
+echo "many ranks (64 and 256 ranks of the generator, compare to probe-first; the speed-up is over the serial form):"
+jq -rs '(map({(.figure): .}) | add) as $f | [.[] | select(.figure | test("^ranks[0-9]+-"))] | .[]
+	| (.figure | capture("^(?<r>ranks[0-9]+)-").r) as $r
+	| "  \(.figure): \(.median_s) s (min \(.min_s), max \(.max_s)), \(.cpu_s) CPU-s, \(.mb_per_s) MB/s, peak \(.peak_kb / 1024 | floor) MB"
+	  + (if (.figure | test("parallel|batched")) and $f[$r + "-serial-first"] then ", \($f[$r + "-serial-first"].median_s / .median_s * 100 | floor / 100)x serial" else "" end)' "$results"
 echo "layer mapping across frameworks (pipeline to CSV; time per leaf should not grow with the scopes):"
 jq -rs '(map({(.figure): .}) | add) as $f | [.[] | select(.figure | startswith("crossfw-lm:"))] | .[]
 	| (.figure | sub("crossfw-lm:"; "") | tonumber) as $l

@@ -15,6 +15,7 @@ complete -c probe-flatten -l rank -x -d 'label the records with rank N (one dump
 complete -c probe-flatten -l step -x -d 'label the records with step N (one dump only)'
 complete -c probe-flatten -l only-ranks -x -d 'read only these ranks: numbers and ranges, e.g. 0,4-7'
 complete -c probe-flatten -l list -d 'list the dump files found, one record each, and read none'
+complete -c probe-flatten -l batches -x -d 'print the ranks in N batches of consecutive ranks and about equal bytes, an --only-ranks LIST a line, and read none (one job a batch: probe(7))'
 complete -c probe-flatten -s q -l quiet -d 'print no warnings'
 complete -c probe-flatten -s h -l help -d 'print this help and exit'
 complete -c probe-flatten -l version -d 'print the version and exit'

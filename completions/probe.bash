@@ -147,9 +147,10 @@ _probe_flatten() {
 	--rank) return ;;
 	--step) return ;;
 	--only-ranks) return ;;
+	--batches) return ;;
 	esac
 	if [[ $cur == -* ]]; then
-		COMPREPLY=($(compgen -W "--rank --step --only-ranks --list -q --quiet -h --help --version" -- "$cur"))
+		COMPREPLY=($(compgen -W "--rank --step --only-ranks --list --batches -q --quiet -h --help --version" -- "$cur"))
 		return
 	fi
 	_probe_dumps "$cur"

@@ -15,19 +15,22 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-enum { OPT_RANK = 256, OPT_STEP, OPT_LIST, OPT_ONLY_RANKS };
+enum { OPT_RANK = 256, OPT_STEP, OPT_LIST, OPT_ONLY_RANKS, OPT_BATCHES };
 
 static const struct opt_spec options[] = {
 	{ OPT_RANK, 0, "rank", "N", "label the records with rank N (one dump only)", NULL, 0 },
 	{ OPT_STEP, 0, "step", "N", "label the records with step N (one dump only)", NULL, 0 },
 	{ OPT_ONLY_RANKS, 0, "only-ranks", "LIST", "read only these ranks: numbers and ranges, e.g. 0,4-7", NULL, 0 },
 	{ OPT_LIST, 0, "list", NULL, "list the dump files found, one record each, and read none", NULL, 0 },
+	{ OPT_BATCHES, 0, "batches", "N",
+	  "print the ranks in N batches of consecutive ranks and about equal bytes, an --only-ranks LIST a line, "
+	  "and read none (one job a batch: probe(7))", NULL, 0 },
 	{ 'q', 'q', "quiet", NULL, "print no warnings", NULL, 0 },
 };
 
 static const struct tool_spec spec = {
 	.name = "probe-flatten",
-	.synopsis = "[-q] [--rank N] [--step N] [--only-ranks LIST] [--list] [dump ...]",
+	.synopsis = "[-q] [--rank N] [--step N] [--only-ranks LIST] [--list | --batches N] [dump ...]",
 	.summary = "Read msprobe dumps (dump.json, a rank, step or root directory, or stdin) and write "
 		   "one record per leaf, in msprobe's row order.",
 	.opts = options,
@@ -87,6 +90,18 @@ static void list_one(const struct dump_file *df, int64_t rank, int64_t step)
 	strbuf_release(&sb);
 }
 
+/* --batches: the lines, written whole (a failure writes nothing). */
+static void print_batches(const struct dump_list *list, size_t n)
+{
+	struct strbuf out = STRBUF_INIT, err = STRBUF_INIT;
+	if (layout_rank_batches(list, NULL, n, &out, &err) < 0)
+		die("%s", err.buf);
+	if (fwrite(out.buf, 1, out.len, stdout) != out.len || fflush(stdout))
+		die("standard output: %s", strerror(errno));
+	strbuf_release(&out);
+	strbuf_release(&err);
+}
+
 int main(int argc, char **argv)
 {
 	struct dump_list list = DUMP_LIST_INIT;
@@ -94,6 +109,7 @@ int main(int argc, char **argv)
 	const char *arg;
 	int64_t rank = -1, step = -1;
 	bool list_only = false;
+	int64_t batches = 0;
 	const char *only_ranks = NULL;
 	int c, first;
 
@@ -109,6 +125,10 @@ int main(int argc, char **argv)
 			break;
 		case OPT_LIST:
 			list_only = true;
+			break;
+		case OPT_BATCHES:
+			output_no_error_record(); /* the lines are rank lists for a job runner, not records */
+			batches = opt_number(&spec, "--batches", arg, 1, 65536);
 			break;
 		case OPT_ONLY_RANKS:
 			only_ranks = arg;
@@ -138,6 +158,14 @@ int main(int argc, char **argv)
 	}
 	if (list.nr == 1)
 		hint_relabel(&list.v[0], rank, step);
+	if (batches && list_only)
+		opt_usage_error(&spec, "--list and --batches are two listings: give one");
+	if (batches) {
+		print_batches(&list, (size_t)batches);
+		layout_release(&list);
+		strbuf_release(&err);
+		return PROBE_OK;
+	}
 
 	output_init();
 	output_mark_incomplete_on_die();

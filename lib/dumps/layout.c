@@ -705,3 +705,111 @@ bool layout_one_step_of_ranks(const struct dump_list *list)
 	}
 	return true;
 }
+
+/* The bytes under path: a file's size, a folder's files' sizes summed (its subfolders too). */
+static uint64_t path_bytes(const char *path, int depth)
+{
+	struct stat st;
+	uint64_t sum = 0;
+	if (stat(path, &st))
+		return 0;
+	if (!S_ISDIR(st.st_mode))
+		return S_ISREG(st.st_mode) ? (uint64_t)st.st_size : 0;
+	DIR *d = depth < 8 ? opendir(path) : NULL;
+	struct dirent *e;
+	struct strbuf sub = STRBUF_INIT;
+	while (d && (e = readdir(d))) {
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		strbuf_reset(&sub);
+		strbuf_addf(&sub, "%s/%s", path, e->d_name);
+		sum += path_bytes(sub.buf, depth + 1);
+	}
+	if (d)
+		closedir(d);
+	strbuf_release(&sub);
+	return sum;
+}
+
+struct rank_bytes {
+	int64_t rank;
+	uint64_t bytes;
+};
+
+static int by_rank(const void *a, const void *b)
+{
+	int64_t x = ((const struct rank_bytes *)a)->rank, y = ((const struct rank_bytes *)b)->rank;
+	return (x > y) - (x < y);
+}
+
+/* "a" or "a-b" for the ranks v[lo..hi), consecutive runs joined by commas. */
+static void add_rank_runs(struct strbuf *out, const struct rank_bytes *v, size_t lo, size_t hi)
+{
+	for (size_t i = lo; i < hi;) {
+		size_t j = i;
+		while (j + 1 < hi && v[j + 1].rank == v[j].rank + 1)
+			j++;
+		strbuf_addf(out, "%s%" PRId64, i > lo ? "," : "", v[i].rank);
+		if (j > i)
+			strbuf_addf(out, "-%" PRId64, v[j].rank);
+		i = j + 1;
+	}
+	strbuf_addch(out, '\n');
+}
+
+int layout_rank_batches(const struct dump_list *list, const uint64_t *sizes, size_t n, struct strbuf *out,
+			struct strbuf *err)
+{
+	struct rank_bytes *v = xcalloc(list->nr ? list->nr : 1, sizeof(*v));
+	size_t nr = 0, lo = 0, batch = 0;
+	uint64_t total = 0, done = 0;
+	for (size_t i = 0; i < list->nr; i++) {
+		const struct dump_file *df = &list->v[i];
+		if (df->rank < 0) {
+			strbuf_addf(err, "%s: a dump without a rank: there is nothing to split by", df->path);
+			free(v);
+			return -1;
+		}
+		v[nr].rank = df->rank;
+		v[nr].bytes = sizes ? sizes[i] : path_bytes(df->path, 0);
+		nr++;
+	}
+	qsort(v, nr, sizeof(*v), by_rank);
+	/* one entry a rank, its steps' and files' bytes summed */
+	size_t w = 0;
+	for (size_t i = 0; i < nr; i++) {
+		if (w && v[w - 1].rank == v[i].rank)
+			v[w - 1].bytes += v[i].bytes;
+		else
+			v[w++] = v[i];
+	}
+	nr = w;
+	for (size_t i = 0; i < nr; i++)
+		total += v[i].bytes;
+	if (n > nr)
+		n = nr;
+	/*
+	 * Cut after rank i when the batch holds its share of the bytes not yet in a
+	 * batch (so that a heavy rank does not unbalance the batches after it), and
+	 * keep a rank for each batch left.
+	 */
+	uint64_t before = 0; /* the bytes in the batches already cut */
+	for (size_t i = 0; i < nr; i++) {
+		done += v[i].bytes;
+		size_t left = n - batch; /* batches left, this one included */
+		bool last_batch = left == 1;
+		bool share_reached = (double)(done - before) * (double)left >= (double)(total - before);
+		bool ranks_left_for_rest = nr - (i + 1) >= left - 1;
+		bool must_cut = nr - (i + 1) == left - 1;
+		if (!last_batch && ((share_reached && ranks_left_for_rest) || must_cut)) {
+			add_rank_runs(out, v, lo, i + 1);
+			lo = i + 1;
+			before = done;
+			batch++;
+		}
+	}
+	if (lo < nr)
+		add_rank_runs(out, v, lo, nr);
+	free(v);
+	return 0;
+}

@@ -109,6 +109,20 @@ int layout_rank_in(const char *spec, int64_t rank);
 /* Keep the dump files of the listed ranks (dumps without a rank go); -1 with the reason when none is left. */
 int layout_keep_ranks(struct dump_list *list, const char *spec, struct strbuf *err);
 
+/*
+ * The ranks of the list in at most n batches for --only-ranks, one LIST a
+ * line into out ("0-31\n32-63\n"): each batch a run of consecutive ranks
+ * in rank order, a run cut when it holds its share of the bytes not yet
+ * in a run (those bytes over the batches left; a rank's bytes summed over
+ * its steps and files), each batch keeping at least one rank, so that the
+ * jobs of the batches take about as long; fewer lines when there are fewer
+ * ranks.  sizes: each file's bytes (list->nr of them), or NULL to
+ * stat them (a folder counts its files' bytes).  -1 with the reason when a
+ * dump has no rank (nothing to split by).
+ */
+int layout_rank_batches(const struct dump_list *list, const uint64_t *sizes, size_t n, struct strbuf *out,
+			struct strbuf *err);
+
 /* Whether the list is the ranks of one step: every file of the same step (and folder), no rank twice. */
 bool layout_one_step_of_ranks(const struct dump_list *list);
 

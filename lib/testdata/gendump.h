@@ -190,7 +190,7 @@ struct gen_config {
 	const char *outdir;
 };
 
-#define GEN_MAX_RANKS 64
+#define GEN_MAX_RANKS 1024
 
 #define GEN_MAX_WIDTH 65536
 #define GEN_MAX_BATCH 65536

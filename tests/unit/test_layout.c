@@ -3,6 +3,7 @@
 #include "../../lib/dumps/layout.h"
 #include "../../lib/records/leafrec.h"
 #include "../../lib/core/msg.h"
+#include "../../lib/core/xalloc.h"
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -60,6 +61,26 @@ static void expect(const char *rel, const char *want, const char *what)
 	discover(rel, &got);
 	is_str(got.buf, want, what);
 	strbuf_release(&got);
+}
+
+/* layout_rank_batches() over ranks with the given sizes (rank -1 ends the list), n batches. */
+static void expect_batches(const int64_t *ranks, const uint64_t *sizes, size_t n, const char *want, const char *what)
+{
+	struct dump_list list = DUMP_LIST_INIT;
+	struct strbuf got = STRBUF_INIT, err = STRBUF_INIT;
+	size_t nr = 0;
+	while (ranks[nr] >= 0)
+		nr++;
+	list.v = xcalloc(nr ? nr : 1, sizeof(*list.v));
+	for (size_t i = 0; i < nr; i++)
+		list.v[i] = (struct dump_file){ .path = (char *)"x", .rank = ranks[i], .step = 0 };
+	list.nr = nr;
+	if (layout_rank_batches(&list, sizes, n, &got, &err) < 0)
+		strbuf_addf(&got, "error: %s", err.buf);
+	is_str(got.buf, want, what);
+	free(list.v);
+	strbuf_release(&got);
+	strbuf_release(&err);
 }
 
 int main(void)
@@ -202,6 +223,37 @@ int main(void)
 	   layout_parse_numbered("rank-1", "rank") == -1 && layout_parse_numbered("rank0", "rank") == 0 &&
 	   layout_parse_numbered("ranks", "rank") == -1 && layout_parse_numbered("rank99999999999999999999", "rank") == -1,
 	   "numbered names: rank<N> only, no sign, no leading zero, no overflow");
+
+	{
+		/* expected cuts worked out by hand from the rule: a batch ends at the rank where it holds the
+		 * bytes not yet in a batch over the batches left, keeping a rank for each batch left */
+		const int64_t r8[] = { 0, 1, 2, 3, 4, 5, 6, 7, -1 };
+		const uint64_t even[] = { 10, 10, 10, 10, 10, 10, 10, 10 };
+		const uint64_t heavy[] = { 10, 10, 10, 10, 10, 10, 10, 90 }; /* total 160: shares 80 */
+		const uint64_t first_heavy[] = { 100, 1, 1, 1, 1, 1, 1, 1 };
+		const int64_t shuffled[] = { 5, 0, 3, 1, 3, 2, 10, 11, -1 };
+		const uint64_t sizes[] = { 1, 1, 1, 1, 1, 1, 1, 1 };
+		const int64_t none[] = { -1 };
+		expect_batches(r8, even, 2, "0-3\n4-7\n", "batches: eight equal ranks in two");
+		expect_batches(r8, even, 3, "0-2\n3-5\n6-7\n", "batches: eight equal ranks in three (30 of 26.7, then 30 of the 25 left a batch)");
+		expect_batches(r8, even, 1, "0-7\n", "batches: one");
+		expect_batches(r8, even, 20, "0\n1\n2\n3\n4\n5\n6\n7\n", "batches: more than ranks, one a rank");
+		expect_batches(r8, heavy, 2, "0-6\n7\n", "batches: a heavy last rank has a batch of its own");
+		expect_batches(r8, first_heavy, 3, "0\n1-4\n5-7\n",
+			       "batches: a heavy first rank alone; the rest shared out again (3.5 of the 7 left)");
+		expect_batches(shuffled, sizes, 2, "0-3\n5,10-11\n",
+			       "batches: ranks sorted, rank 3's two files counted together (5 of 8 at its end), gaps as runs");
+		expect_batches(none, sizes, 2, "", "batches: no ranks, no lines");
+		struct dump_list list = DUMP_LIST_INIT;
+		struct strbuf got = STRBUF_INIT, err = STRBUF_INIT;
+		struct dump_file v[2] = { { .path = (char *)"a", .rank = 0 }, { .path = (char *)"b/dump.json", .rank = -1 } };
+		list.v = v;
+		list.nr = 2;
+		ok(layout_rank_batches(&list, sizes, 2, &got, &err) < 0 && strstr(err.buf, "b/dump.json") && !got.len,
+		   "batches: a dump without a rank is refused, naming it, nothing written");
+		strbuf_release(&got);
+		strbuf_release(&err);
+	}
 
 	char cmd[128];
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", root);
