@@ -78,7 +78,7 @@ size() { wc -c < "$1" | tr -d ' '; }
 
 pairs=
 if [ -f "$top/../shared/bench/make-big-pair.py" ] && command -v python3 > /dev/null; then
-	pairs="$(big 100) $(big 300)"
+	pairs="$(big 30) $(big 300)"  # 21 MB and 209 MB a side: the sizes msprobe was timed on
 else
 	echo "bench: ../shared/bench/make-big-pair.py or python3 missing: msprobe's big pair left out" >&2
 fi
@@ -92,6 +92,11 @@ for p in $pairs; do
 	cat "$f" > /dev/null # into the page cache
 	measure "read-once:$label" "$bytes" "cat '$f'"
 	measure "flatten:$label" "$bytes" "'$bin/probe-flatten' -q '$f'"
+	# the smaller of msprobe's pairs to CSV too (the largest gets it below, with its stages)
+	case $label in
+	big*) [ "$p" = "$(echo $pairs | tr ' ' '\n' | grep big | tail -1)" ] ||
+		measure "pipeline-csv:$label" "$bytes" "'$bin/probe-flatten' -q '$p/target' | '$bin/probe-match' '$p/golden' | '$bin/probe-metric' --csv" ;;
+	esac
 done
 # the compare pipeline, stage by stage and whole, on msprobe's largest pair (or ours)
 last=$(echo $pairs | tr ' ' '\n' | grep big | tail -1)
@@ -280,15 +285,16 @@ cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo 2> /dev/null | head 
 echo "this machine: ${cpu:-unknown processor}, $(getconf _NPROCESSORS_ONLN) processors"
 # msprobe cannot be installed here: its figures as measured (msprobe 26.0.0, AMD EPYC, 2 cores):
 # 258.7 s and 4.70 GB peak on the 209 MB pair (a side) to CSV, 22.3 s on the 21 MB pair.
-echo "the compare pipeline, with the ratio to msprobe compare's time on a pair of that size (258.7 s for 209 MB, 22.3 s for 21 MB, AMD EPYC):"
-jq -r 'select(.figure | test("^(stage|pipeline)"))
+echo "the compare pipeline, stage by stage (each on its file) and whole (to CSV: the ratio to msprobe compare's time on a pair of that size, 258.7 s for 209 MB, 22.3 s for 21 MB, AMD EPYC):"
+jq -r 'select(.figure | test("^(stage-(match|metric|first)|pipeline)"))
 	| (.mb_per_s * .median_s) as $mb
-	| (if ($mb > 190 and $mb < 230) then 258.7 elif ($mb > 18 and $mb < 24) then 22.3 else null end) as $ms
+	| (if (.figure | startswith("pipeline-csv")) | not then null elif ($mb > 190 and $mb < 230) then 258.7
+	   elif ($mb > 18 and $mb < 24) then 22.3 else null end) as $ms
 	| "  \(.figure): \(.median_s) s (min \(.min_s), max \(.max_s)), \(.cpu_s) CPU-s (system \(.sys_s)), peak \(.peak_kb / 1024 | floor) MB"
 	  + (if $ms then ", \($ms / .median_s | floor)x msprobe" else "" end)' "$results"
 echo
-echo "probe-graph (the hierarchy of both runs; msprobe graph_visualize not measured here):"
-jq -r 'select(.figure | test("graph")) | if (.figure | startswith("graph-page-ready")) then "  \(.figure): the page (\(.bytes / 1e6 | floor) MB) ready in headless Chromium after \(.median_s) s" else "  \(.figure): \(.median_s) s (min \(.min_s), max \(.max_s)), peak \(.peak_kb / 1024 | floor) MB" end' "$results"
+echo "probe-plot and probe-graph on the metric records of the pair (msprobe graph_visualize not measured here):"
+jq -r 'select(.figure | test("graph|plot")) | if (.figure | startswith("graph-page-ready")) then "  \(.figure): the page (\(.bytes / 1e6 | floor) MB) ready in headless Chromium after \(.median_s) s" else "  \(.figure): \(.median_s) s (min \(.min_s), max \(.max_s)), peak \(.peak_kb / 1024 | floor) MB" end' "$results"
 echo
 echo "tensor metrics (GB/s of tensor data, target + golden; read-once: cat of the same files from the page cache):"
 jq -rs '
