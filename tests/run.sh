@@ -23,7 +23,9 @@
 # fuzz harnesses already run under the sanitizers).
 # With --fast only the unit and cli tests run (make test: the edit-test loop).
 # The cli tests, and the parity and checks scripts, run JOBS at a time (default: the
-# number of processors), each reported whole and in order.
+# number of processors), each reported whole and in order; cli tests with a line
+# "# long: ..." (the longest ones: TEST_TIMES=FILE lists each test's time) start first,
+# so that the workers end together.
 # --only PATTERN runs the tests whose name (as printed: test_NAME, cli/TOOL/CASE.sh,
 # parity/..., checks/...) contains PATTERN, e.g. --only cli/first/ or --only alike.
 set -u
@@ -157,8 +159,15 @@ run_cli() { # bindir label
 		"asan: :"*) ! grep -q '^# sanitizers: skip' "$t" || continue ;;
 		esac
 		i=$((i + 1))
-		printf '%s\n%s\n' "$t" "$res/$(printf %05d $i)"
-	done | xargs -d '\n' -n 2 -P "$jobs" sh "$top/tests/run.sh" --one "$1" "$2" $regen
+		# a test marked "# long" starts first, so that the workers end together
+		if grep -q '^# long:' "$t"; then
+			printf '%s\n%s\n' "$t" "$res/$(printf %05d $i)" >> "$res/first"
+		else
+			printf '%s\n%s\n' "$t" "$res/$(printf %05d $i)" >> "$res/then"
+		fi
+	done
+	cat "$res/first" "$res/then" 2> /dev/null | xargs -r -d '\n' -n 2 -P "$jobs" sh "$top/tests/run.sh" --one "$1" "$2" $regen
+	rm -f "$res/first" "$res/then"
 	for r in "$res"/*; do
 		[ -f "$r" ] || continue
 		while IFS= read -r line; do
@@ -187,7 +196,7 @@ run_scripts() { # dir...
 			printf '%s\n%s\n' "$t" "$res/$(printf %05d $i)"
 		done
 	done > "$res/list"
-	xargs -d '\n' -n 2 -P "$jobs" sh "$top/tests/run.sh" --one-tap "$build" < "$res/list"
+	xargs -r -d '\n' -n 2 -P "$jobs" sh "$top/tests/run.sh" --one-tap "$build" < "$res/list"
 	while IFS= read -r t && IFS= read -r r; do
 		if [ -f "$r" ]; then fold_tap "${t#"$top"/tests/}" "$r"; else notok "${t#"$top"/tests/}: did not run"; fi
 	done < "$res/list"

@@ -2,6 +2,7 @@
 # zsh (driven through the zpty module; a compadd wrapper records the matches each
 # completion adds) gives what the option tables say: options, fixed values,
 # directories, dump files (see complete.py for the cases).
+# long: started first in make check (about 22 s; not under ASan)
 command -v zsh > /dev/null || { echo "zsh is not installed (make deps)"; exit 77; }
 zsh -f -c 'zmodload zsh/zpty' 2> /dev/null || { echo "zsh has no zpty module"; exit 77; }
 bindir=$(dirname "$(command -v probe-flatten)")

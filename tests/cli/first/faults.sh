@@ -2,6 +2,7 @@
 # whether its operator made the difference or received it (lib/testdata/gendump.h
 # documents where each fault lands), in statistics and md5 dumps; identical
 # runs give exit status 0 and nothing but the summary.
+# long: started first in make check (about 2 s plain, 16 s under ASan)
 for mode in statistics md5; do
 	echo "== $mode"
 	for fault in fc2-weight fc2-weight-tiny input grad dtype shape scalar linear1-output inf nan nan-input none; do

@@ -2,6 +2,8 @@
 # row of statistic.csv (in its order) whose tensor differs between golden and target, as atbcheck.py
 # finds it comparing the files (the statistics in the statistics task), with every earlier file
 # byte-identical (an alias's pid aside); the names are those lib/testdata/genatb.h documents.
+# long: started first in make check (about 8 s plain, 10 s under ASan)
+# sanitizers: skip, it checks the generator's ATB files with a Python reader; probe's ATB code runs under the sanitizers in the flatten, metric and first tests
 check() { python3 "$TESTS/cli/gendump/atbcheck.py" "$@" || echo "atbcheck $1: exit $?"; }
 kernel=1_Prefill_layer/3_ElewiseOperation/0_AddBF16Kernel/output.0
 for mode in statistics tensor; do

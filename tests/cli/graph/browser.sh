@@ -8,6 +8,7 @@
 # the screenshot is not blank.  Pages: generated dumps (2 ranks, the fault on
 # rank 1) and, when ../shared/fixtures has it, msprobe's example.
 # PROBE_SCREENSHOT=path copies the example page's screenshot (shot.png) there.
+# long: started first in make check (about 8 s; not under ASan)
 browser=$(command -v chromium-headless-shell || command -v chromium || true)
 if [ -z "$browser" ]; then
 	echo "no chromium-headless-shell: the page check needs a browser"

@@ -4,6 +4,7 @@
 # with every kind of leaf (tests/data/kinds.json): all must fail the same way (a
 # cut that leaves only the final newline off is a complete dump).
 # sanitizers: skip, the cut-point loop is hundreds of processes; fuzz_dump and fuzz_json run the same reader on broken and cut inputs under the sanitizers
+# long: started first in make check (about 18 s; not under ASan)
 try() { # label text
 	printf '%s' "$2" > dump.json
 	probe-flatten dump.json > out 2> err

@@ -3,6 +3,7 @@
 # shown as the workbook's sheets: msprobe's file name and sheets, the rows of the
 # configured APIs, numbers where a column is numeric, the N/A replacement
 # "NPU:<max>  Bench:<max>", an empty cell where a rank lacks a row.
+# long: started first in make check (about 7 s plain, 14 s under ASan)
 agree() { # label apis indexes csv-dir -- probe-merge-args...: both tables, compared value for value
 	label=$1
 	python3 "$TESTS/cli/merge/oracle.py" "$2" "$3" "$4"/*.csv > want.ndjson

@@ -11,6 +11,7 @@
 # and the key, and the legend names the rank that started it (gendump's
 # fault rank); a run without a rank is called by its proc folder; the title
 # names the dumps when the records come on standard input.
+# long: started first in make check (about 14 s; not under ASan)
 browser=$(command -v chromium-headless-shell || command -v chromium || true)
 if [ -z "$browser" ]; then
 	echo "no chromium-headless-shell: the page check needs a browser"

@@ -4,6 +4,7 @@
 # Pictures: one rank, four ranks over four steps (61,376 leaves), a NaN on
 # rank 1 (two kinds of marks at one x), the CRC metric, and a narrow one.
 # sanitizers: skip, a browser test (Chromium measures the picture's text); probe-plot's code runs under the sanitizers in the other plot tests
+# long: started first in make check (about 9 s; not under ASan)
 browser=$(command -v chromium-headless-shell || command -v chromium || true)
 if [ -z "$browser" ]; then
 	echo "no chromium-headless-shell: the rendering check needs a browser"

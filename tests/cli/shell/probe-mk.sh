@@ -4,6 +4,7 @@
 # PROBE_BINDIR, leaves the user's default goal alone, writes msprobe's CSV (and
 # nothing on failure).  make's messages name probe.mk's lines: they are written as N.
 # sanitizers: skip, it tests make's use of the tools, whose code the other tests run under the sanitizers
+# sanitizers: skip, it tests share/probe.mk's make rules; the tools they run are under the sanitizers in their own tests
 unset MAKEFLAGS MFLAGS MAKELEVEL MAKEFILES MAKEOVERRIDES GNUMAKEFLAGS V
 mk=$TOP/share/probe.mk
 example=$TOP/share/examples/Makefile
