@@ -136,10 +136,7 @@ int main(int argc, char **argv)
 	input = opt_input_operand(&spec, argc, argv, "records");
 	if (go.mapping && go.fuzzy)
 		opt_usage_error(&spec, "--mapping and --fuzzy are two ways of matching: give one");
-	if (output_dir && output)
-		opt_usage_error(&spec, "-o DIR and --output-file FILE are two places to write: give one");
-	if (output_dir)
-		opt_output_dir(&spec, output_dir, file_suffixes);
+	opt_output_dir(&spec, output_dir, output, file_suffixes);
 	if (!format)
 		format = output_dir ? "visdb" : format_of(output);
 	if (!output_dir && !strcmp(format, "visdb") && (!output || !strcmp(output, "-")))

@@ -160,10 +160,7 @@ int main(int argc, char **argv)
 	}
 	if (!format)
 		format = "svg";
-	if (output_dir && output)
-		opt_usage_error(&spec, "-o DIR and --output-file FILE are two places to write: give one");
-	if (output_dir)
-		opt_output_dir(&spec, output_dir, file_suffixes);
+	opt_output_dir(&spec, output_dir, output, file_suffixes);
 	if (!output && !output_dir && isatty(1))
 		opt_usage_error(&spec, "the picture is not for a terminal: give -o DIR, --output-file FILE or redirect "
 				       "the output");

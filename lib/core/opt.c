@@ -234,10 +234,16 @@ double opt_tolerance(const struct tool_spec *spec, const char *option, const cha
 	return x;
 }
 
-void opt_output_dir(const struct tool_spec *spec, const char *dir, const char *const *file_suffixes)
+void opt_output_dir(const struct tool_spec *spec, const char *dir, const char *output_file,
+		    const char *const *file_suffixes)
 {
 	struct stat st;
-	size_t n = strlen(dir);
+	size_t n;
+	if (!dir)
+		return;
+	if (output_file)
+		opt_usage_error(spec, "-o DIR and --output-file FILE are two places to write: give one");
+	n = strlen(dir);
 	if (!stat(dir, &st) && S_ISDIR(st.st_mode))
 		return;
 	for (const char *const *s = file_suffixes; *s; s++) {

@@ -85,12 +85,14 @@ double opt_tolerance(const struct tool_spec *spec, const char *option, const cha
 void opt_range(const struct tool_spec *spec, const char *option, const char *text, int64_t *from, int64_t *to);
 
 /*
- * -o DIR (a folder, as msprobe's -o) given what reads as one file: a name
- * ending in one of the suffixes (NULL-terminated, ".html") and no directory of
- * that name.  Dies with the usage, saying -o takes a folder and that
- * --output-file writes one file; returns otherwise.
+ * The checks of -o DIR (a folder, as msprobe's -o) beside --output-file FILE
+ * (either may be NULL: not given).  Dies with the usage when both are given,
+ * or when dir reads as one file: a name ending in one of the suffixes
+ * (NULL-terminated, ".html") and no directory of that name (the message says
+ * -o takes a folder and --output-file writes one file); returns otherwise.
  */
-void opt_output_dir(const struct tool_spec *spec, const char *dir, const char *const *file_suffixes);
+void opt_output_dir(const struct tool_spec *spec, const char *dir, const char *output_file,
+		    const char *const *file_suffixes);
 
 #define PROBE_VERSION "0.1.0"
 
