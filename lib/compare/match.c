@@ -8,6 +8,7 @@
 #include "../dumps/layout.h"
 #include "../records/leafrec.h"
 #include "../records/lines.h"
+#include "../records/recstore.h"
 #include "../msprobe/mscell.h"
 #include "../msprobe/msapimap.h"
 #include "../msprobe/naming.h"
@@ -27,29 +28,19 @@
 #define NO_LEAF UINT32_MAX
 
 /*
- * A golden leaf.  Its record text is kept without the head and tail that
- * every record of its group repeats ({"rank":R,"step":S,"seq": and
- * ,"task":...,"dump":...}), when it has them: a third less memory, and
- * memory is what loading the golden side costs most (the kernel zeroes
- * every new page).  Two more parts are left out when the rest of the text
- * gives them back: the "entry" value when it starts the "name" value (the
- * kept text then has "entry": followed by ,"name":), and the whole "key"
- * member when it repeats the name (key_off then points at the name).  The
- * compare key, and the match key when it is the same text, are read from
- * inside the kept text.
+ * A golden leaf.  Its record text is kept in the golden store (recstore.h:
+ * the shape its group's records share once, its own values after), about
+ * a third of the text; the compare key, and the match key when it is the
+ * same text, are read from inside the store.
  */
 struct gleaf {
-	const char *text;     /* the record without the group's head/tail (store) */
-	const char *mkey;     /* the match key (inside text, or store) */
+	struct recref rec;    /* the record's text (store) */
+	const char *mkey;     /* the match key (inside the text's key, or store) */
 	const char *dtype;    /* msprobe's dtype cell, for the gate (interned) */
-	uint32_t text_len, mkey_len;
-	uint32_t key_off, key_len; /* the compare key as JSON text: text + key_off */
-	bool has_head, has_tail;
-	uint16_t entry_len;   /* entry left out: its value is the name's first entry_len bytes and '"' (else 0) */
+	uint32_t mkey_len;
 	uint32_t group;
 	uint32_t dup_next;    /* next golden leaf with the same group and key */
 	bool dup;             /* not the first with its key: reached through dup_next only */
-	bool key_left_out;    /* ,"key":<the name> goes right after the name (at key_off + key_len) */
 	uint64_t hash;
 	uint64_t matched_gen; /* the pairing that took it last */
 	int64_t matched_tseq; /* the target seq that took it in that pairing */
@@ -58,8 +49,6 @@ struct gleaf {
 struct ggroup {
 	int64_t step, rank;
 	int mode;                /* exec_mode (leafrec.h): the folder of a graph/pynative root, or none */
-	const char *head, *tail; /* what its records repeat (store), NULL until the first */
-	uint32_t head_len, tail_len;
 	uint32_t first, count; /* leaves [first, first + count) */
 	bool paired;
 	bool complete;         /* the loader has moved past it: no more leaves will come */
@@ -121,6 +110,7 @@ struct matcher {
 	struct match_options opts;
 	struct alike *alike;    /* the like-for-like check of the pairs written */
 	struct arena store;
+	struct recstore texts;  /* the golden records' texts */
 	struct gleaf *leaves;
 	size_t nleaves, leaves_alloc;
 	struct ggroup *groups;
@@ -150,10 +140,7 @@ struct matcher {
 	struct strbuf key_json; /* the current target leaf's displayed key (JSON) */
 	struct match_stats stats;
 	struct loader load;
-	struct hit {          /* a golden leaf of one lookup, copied out of the lock */
-		struct gleaf leaf;
-		struct ggroup group;
-	} *hits;
+	struct gleaf *hits;     /* the golden leaves of one lookup, copied out of the lock */
 	size_t hits_alloc;
 };
 
@@ -163,6 +150,7 @@ struct matcher *matcher_new(const struct match_options *opts)
 	m->opts = *opts;
 	m->alike = alike_new(&(struct alike_options){ .partial = opts->partial, .any_framework = true });
 	m->store.big = true; /* the golden index lives until the end */
+	recstore_init(&m->texts);
 	strbuf_init(&m->scratch, 0);
 	strbuf_init(&m->scratch2, 0);
 	strbuf_init(&m->key_json, 0);
@@ -193,6 +181,7 @@ void matcher_free(struct matcher *m)
 	free(m->load.batch);
 	free(m->hits);
 	arena_release(&m->store);
+	recstore_release(&m->texts);
 	free(m->leaves);
 	free(m->groups);
 	free(m->table);
@@ -430,125 +419,6 @@ static const char *intern_dtype(struct matcher *m, const struct strbuf *cell)
 	return s->value.p;
 }
 
-/* Does text[0..len) start (end) with the group's head (tail)?  The first record sets them. */
-static bool repeats(const char **part, uint32_t *part_len, const char *p, size_t n, struct matcher *m)
-{
-	if (!*part) {
-		*part = store(m, p, n);
-		*part_len = (uint32_t)n;
-		return true;
-	}
-	return *part_len == n && !memcmp(*part, p, n);
-}
-
-/* Whether the member `name` with value v follows p at once: p is ,"name": then v. */
-static bool member_at(const char *p, const char *name, size_t name_len, const struct span *v)
-{
-	return v->kind == SPAN_STRING && v->p == p + name_len && !memcmp(p, name, name_len);
-}
-
-/* text[from..to) copied to w; returns just past the copy. */
-static char *put(char *w, const char *from, const char *to)
-{
-	memcpy(w, from, (size_t)(to - from));
-	return w + (to - from);
-}
-
-/*
- * Keep text[0..len) (a record without its group's head and tail; the spans
- * of rp point into it) in the store, without the entry value and the key
- * member when the name gives them back (see struct gleaf).
- */
-static void keep_without_repeats(struct matcher *m, struct gleaf *g, const char *text, size_t len,
-				 const struct leafrec *rp)
-{
-	const struct span *seq = &rp->f[LF_SEQ], *e = &rp->f[LF_ENTRY], *n = &rp->f[LF_NAME], *k = &rp->f[LF_KEY];
-	const char *end = text + len;
-	/* the entry first after the seq (so that its place is found again), then the name, its prefix */
-	bool entry_out = g->has_head && seq->p == text && member_at(seq->p + seq->n, ",\"entry\":", 9, e) &&
-			 member_at(e->p + e->n, ",\"name\":", 8, n) && n->n >= e->n && e->n - 1 <= UINT16_MAX &&
-			 !memcmp(e->p, n->p, e->n - 1);
-	bool key_out = member_at(n->p + n->n, ",\"key\":", 7, k) && k->n == n->n && !memcmp(k->p, n->p, n->n) &&
-		       k->p + k->n <= end;
-	size_t cut_e = entry_out ? e->n : 0, cut_k = key_out ? 7 + k->n : 0;
-	char *kept = arena_alloc_text(&m->store, len - cut_e - cut_k + 1), *w = kept;
-	const char *r = text;
-	if (entry_out) { /* up to the entry value, then on after it */
-		w = put(w, r, e->p);
-		r = e->p + e->n;
-	}
-	if (key_out) { /* up to the end of the name, then on after the key member */
-		w = put(w, r, n->p + n->n);
-		r = k->p + k->n;
-	}
-	w = put(w, r, end);
-	*w = '\0';
-	g->text = kept;
-	g->text_len = (uint32_t)(w - kept);
-	g->entry_len = entry_out ? (uint16_t)(e->n - 1) : 0;
-	g->key_left_out = key_out;
-	if (key_out) {
-		g->key_off = (uint32_t)(n->p - text - cut_e);
-		g->key_len = (uint32_t)n->n;
-	} else {
-		g->key_off = (uint32_t)(k->p - text - (k->p > e->p ? cut_e : 0));
-		g->key_len = (uint32_t)k->n;
-	}
-}
-
-/* Store a golden record's text, without the head and tail its group repeats. */
-static void keep_text(struct matcher *m, struct gleaf *g, const char *text, size_t len, const struct leafrec *rp)
-{
-	struct ggroup *gr = &m->groups[m->load.group];
-	const struct span *seq = &rp->f[LF_SEQ], *tail_field = NULL;
-	size_t head = 0, tail = 0;
-	if (seq->kind == SPAN_NUMBER && repeats(&gr->head, &gr->head_len, text, (size_t)(seq->p - text), m))
-		head = (size_t)(seq->p - text);
-	/* the tail: from ,"task": (or ,"dump":) to the end */
-	if (rp->f[LF_TASK].kind == SPAN_STRING && rp->f[LF_TASK].p - text >= 8 &&
-	    !memcmp(rp->f[LF_TASK].p - 8, ",\"task\":", 8))
-		tail_field = &rp->f[LF_TASK];
-	else if (rp->f[LF_DUMP].kind == SPAN_STRING && rp->f[LF_DUMP].p - text >= 8 &&
-		 !memcmp(rp->f[LF_DUMP].p - 8, ",\"dump\":", 8))
-		tail_field = &rp->f[LF_DUMP];
-	if (tail_field && (size_t)(tail_field->p - 8 - text) >= head &&
-	    tail_field->p - 8 > rp->f[LF_KEY].p + rp->f[LF_KEY].n &&
-	    repeats(&gr->tail, &gr->tail_len, tail_field->p - 8, (size_t)(text + len - (tail_field->p - 8)), m))
-		tail = (size_t)(text + len - (tail_field->p - 8));
-	if (rp->f[LF_KEY].p < text + head)
-		head = 0; /* the key must lie in what is kept */
-	g->has_head = head > 0;
-	g->has_tail = tail > 0;
-	keep_without_repeats(m, g, text + head, len - head - tail, rp);
-}
-
-/* A golden record's text, whole; gr: its group (the parts are set once and never move). */
-static void add_golden_text(struct strbuf *out, const struct gleaf *g, const struct ggroup *gr)
-{
-	const char *t = g->text;
-	size_t at = 0;
-	if (g->has_head)
-		strbuf_add(out, gr->head, gr->head_len);
-	if (g->entry_len) {
-		/* the kept text: <seq>,"entry":,"name":"<name>"... */
-		size_t e = (size_t)((const char *)memchr(t, ',', g->text_len) - t) + 9;
-		strbuf_add(out, t, e);
-		strbuf_add(out, t + e + 8, g->entry_len);
-		strbuf_addch(out, '"');
-		at = e;
-	}
-	if (g->key_left_out) {
-		size_t k = g->key_off + g->key_len;
-		strbuf_add(out, t + at, k - at);
-		strbuf_add(out, ",\"key\":", 7);
-		strbuf_add(out, t + g->key_off, g->key_len);
-		at = k;
-	}
-	strbuf_add(out, t + at, g->text_len - at);
-	if (g->has_tail)
-		strbuf_add(out, gr->tail, gr->tail_len);
-}
-
 /* One golden record into the loader's batch; rec: its fields when the caller has them, else it is parsed. */
 static int add_golden(struct matcher *m, const char *text, size_t len, const struct leafrec *rec, struct strbuf *err)
 {
@@ -578,7 +448,7 @@ static int add_golden(struct matcher *m, const char *text, size_t len, const str
 
 	g = &l->batch[l->nbatch];
 	memset(g, 0, sizeof(*g));
-	keep_text(m, g, text, len, rp);
+	recstore_keep(&m->texts, text, len, rp, &g->rec);
 	g->group = l->group;
 	g->dup_next = NO_LEAF;
 	g->matched_tseq = -1;
@@ -591,9 +461,9 @@ static int add_golden(struct matcher *m, const char *text, size_t len, const str
 		}
 		leafrec_str(rp, LF_NAME, &l->scratch2);
 		fuzzy_key(&l->scratch, l->scratch2.buf, &m->golden_occ);
-	} else if (!memchr(g->text + g->key_off, '\\', g->key_len)) {
-		g->mkey = g->text + g->key_off + 1; /* the key itself, without its quotes */
-		g->mkey_len = g->key_len - 2;
+	} else if (g->rec.key && !memchr(g->rec.key, '\\', g->rec.key_len)) {
+		g->mkey = g->rec.key + 1; /* the key itself, without its quotes */
+		g->mkey_len = g->rec.key_len - 2;
 	} else {
 		leafrec_str(rp, LF_KEY, &l->scratch);
 	}
@@ -1008,10 +878,10 @@ static int flush_golden_only(struct matcher *m, struct strbuf *out, struct strbu
 			after = l->matched_tseq;
 			continue;
 		}
-		add_pair_head(out, l->text + l->key_off, l->key_len);
+		add_pair_head(out, l->rec.key, l->rec.key_len);
 		strbuf_add(out, ",\"t\":null,\"g\":", 14);
 		at = out->len;
-		add_golden_text(out, l, g);
+		recstore_text(&l->rec, out);
 		note_golden_only(m, out->buf + at, out->len - at);
 		strbuf_add(out, ",\"t_after\":", 11);
 		if (after < 0)
@@ -1265,8 +1135,7 @@ static ssize_t take_hits(struct matcher *m, int64_t tseq, struct strbuf *err)
 			g->matched_tseq = tseq;
 		}
 		ALLOC_GROW(m->hits, n + 1, m->hits_alloc);
-		m->hits[n].leaf = *g;
-		m->hits[n++].group = m->groups[g->group];
+		m->hits[n++] = *g;
 	}
 	return (ssize_t)n;
 }
@@ -1406,14 +1275,14 @@ static int add_target(struct matcher *m, const char *line, size_t len, struct st
 	/* msprobe's table of dtype kinds is for a MindSpore target against a PyTorch golden */
 	cross = gate && r.f[LF_TYPE].kind == SPAN_STRING && r.f[LF_TYPE].n > 11 && !memcmp(r.f[LF_TYPE].p, "\"mindspore.", 11);
 	for (ssize_t i = 0; i < hits; i++) {
-		const struct gleaf *g = &m->hits[i].leaf;
+		const struct gleaf *g = &m->hits[i];
 		size_t at;
 		add_pair_head(out, key_json->buf, key_json->len);
 		strbuf_add(out, ",\"t\":", 5);
 		strbuf_add(out, line, len);
 		strbuf_add(out, ",\"g\":", 5);
 		at = out->len;
-		add_golden_text(out, g, &m->hits[i].group);
+		recstore_text(&g->rec, out);
 		if (!i && check_pair(m, &r, out->buf + at, out->len - at, err) < 0)
 			return -1;
 		if (gate && !mscell_dtype_gate(m->scratch2.buf, g->dtype, cross && !strncmp(g->dtype, "torch.", 6))) {

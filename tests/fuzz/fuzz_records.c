@@ -8,7 +8,9 @@
  * line goes through leafrec_parse(), leafrec_parse_at(), pair_parse(),
  * errorrec_read() and a walk of its members and items with every span
  * decoded.  A record leafrec_parse() accepts must read the same with
- * leafrec_parse_at(), and every span must lie inside the line.
+ * leafrec_parse_at(), and every span must lie inside the line; kept in the
+ * golden index's store (lib/records/recstore.c), it must come back byte
+ * for byte, with its key.
  *
  * Every value span, and the whole line, is also read as a Python value
  * (pyval_parse(), pyval_from_text()), with and without
@@ -20,6 +22,7 @@
  */
 #include "fuzz.h"
 #include "../../lib/records/leafrec.h"
+#include "../../lib/records/recstore.h"
 #include "../../lib/records/lines.h"
 #include "../../lib/records/pair.h"
 #include "../../lib/records/errorrec.h"
@@ -190,6 +193,21 @@ static void check_leaf(const struct leafrec *r, const char *line, size_t len, st
 	}
 }
 
+/* The record kept as probe-match keeps a golden leaf, and given back. */
+static void check_kept(const struct leafrec *r, const char *line, size_t len, struct strbuf *sb)
+{
+	struct recstore store;
+	struct recref ref;
+	recstore_init(&store);
+	recstore_keep(&store, line, len, r, &ref);
+	strbuf_reset(sb);
+	recstore_text(&ref, sb);
+	FUZZ_CHECK(sb->len == len && !memcmp(sb->buf, line, len), "the record store gives back other bytes");
+	FUZZ_CHECK(ref.key && ref.key_len == r->f[LF_KEY].n && !memcmp(ref.key, r->f[LF_KEY].p, ref.key_len),
+		   "the record store's key is not the record's");
+	recstore_release(&store);
+}
+
 static void one_line(const char *line, size_t len)
 {
 	struct leafrec r, r2;
@@ -204,6 +222,7 @@ static void one_line(const char *line, size_t len)
 	ok1 = leafrec_parse(&r, line, len, &why);
 	if (ok1 == 0) {
 		check_leaf(&r, line, len, &sb);
+		check_kept(&r, line, len, &sb);
 	} else {
 		FUZZ_CHECK(why != NULL, "leafrec_parse failed without a reason");
 	}
