@@ -41,7 +41,7 @@ struct gleaf {
 	uint32_t group;
 	uint32_t dup_next;    /* next golden leaf with the same group and key */
 	bool dup;             /* not the first with its key: reached through dup_next only */
-	uint64_t hash;
+	uint32_t hash;        /* key_hash() of the match key in the group */
 	uint64_t matched_gen; /* the pairing that took it last */
 	int64_t matched_tseq; /* the target seq that took it in that pairing */
 };
@@ -115,7 +115,7 @@ struct matcher {
 	size_t nleaves, leaves_alloc;
 	struct ggroup *groups;
 	size_t ngroups, groups_alloc;
-	uint32_t *table;      /* leaf index + 1, 0 empty */
+	uint64_t *table;      /* slot_of(leaf index, its hash), 0 empty */
 	size_t table_cap;
 	struct strmap golden_occ; /* fuzzy: occurrences while loading one golden group */
 	struct strmap golden_apis; /* -am FILE: "<group>:<API>" of every golden leaf, once all is loaded */
@@ -281,9 +281,29 @@ static void fuzzy_key(struct strbuf *out, const char *name, struct strmap *occ)
 	strbuf_addu(out, s->value.u++);
 }
 
-static uint64_t key_hash(const char *key, size_t len, uint32_t group)
+static uint32_t key_hash(const char *key, size_t len, uint32_t group)
 {
-	return XXH3_64bits_withSeed(key, len, group);
+	return (uint32_t)XXH3_64bits_withSeed(key, len, group);
+}
+
+/*
+ * A slot of the golden table holds the leaf's key hash beside its index,
+ * so that probing past other keys, and growing the table, read the table
+ * only: each leaf looked at is a cache miss in an array of hundreds of MB.
+ */
+static uint64_t slot_of(uint32_t idx, uint32_t hash)
+{
+	return (uint64_t)hash << 32 | (idx + 1);
+}
+
+static uint32_t slot_leaf(uint64_t slot)
+{
+	return (uint32_t)slot - 1;
+}
+
+static uint32_t slot_hash(uint64_t slot)
+{
+	return (uint32_t)(slot >> 32);
 }
 
 /* ---- golden index ---------------------------------------------------------- */
@@ -299,29 +319,31 @@ static uint32_t group_of(struct matcher *m, int mode, int64_t step, int64_t rank
 	return (uint32_t)m->ngroups++;
 }
 
-/* The slot for a first-of-its-key leaf, whose key is known not to be in the table. */
-static void table_place(struct matcher *m, uint32_t idx)
+/* A slot placed in a table of cap slots (a power of two) known not to hold its key. */
+static void table_place(uint64_t *table, size_t cap, uint64_t slot)
 {
-	size_t mask = m->table_cap - 1;
-	size_t i = (size_t)m->leaves[idx].hash & mask;
-	while (m->table[i])
+	size_t mask = cap - 1;
+	size_t i = slot_hash(slot) & mask;
+	while (table[i])
 		i = (i + 1) & mask;
-	m->table[i] = idx + 1;
+	table[i] = slot;
 }
 
 static void table_grow(struct matcher *m, size_t leaves)
 {
 	size_t cap = m->table_cap ? m->table_cap : 1024;
+	uint64_t *table;
 	while (cap < leaves * 2)
 		cap *= 2;
 	if (cap == m->table_cap)
 		return;
+	table = xcalloc(cap, sizeof(*table));
+	for (size_t i = 0; i < m->table_cap; i++)
+		if (m->table[i])
+			table_place(table, cap, m->table[i]);
 	free(m->table);
+	m->table = table;
 	m->table_cap = cap;
-	m->table = xcalloc(cap, sizeof(*m->table));
-	for (size_t i = 0; i < m->nleaves; i++)
-		if (!m->leaves[i].dup)
-			table_place(m, (uint32_t)i);
 }
 
 /*
@@ -336,14 +358,15 @@ static int table_insert(struct matcher *m, uint32_t idx, struct strbuf *err)
 	size_t mask = m->table_cap - 1;
 	struct gleaf *g = &m->leaves[idx];
 	for (size_t i = (size_t)g->hash & mask;; i = (i + 1) & mask) {
-		uint32_t slot = m->table[i];
+		uint64_t slot = m->table[i];
 		if (!slot) {
-			m->table[i] = idx + 1;
+			m->table[i] = slot_of(idx, g->hash);
 			return 0;
 		}
-		struct gleaf *o = &m->leaves[slot - 1];
-		if (o->hash == g->hash && o->group == g->group && o->mkey_len == g->mkey_len &&
-		    !memcmp(o->mkey, g->mkey, g->mkey_len)) {
+		if (slot_hash(slot) != g->hash)
+			continue;
+		struct gleaf *o = &m->leaves[slot_leaf(slot)];
+		if (o->group == g->group && o->mkey_len == g->mkey_len && !memcmp(o->mkey, g->mkey, g->mkey_len)) {
 			if (o->matched_gen) {
 				strbuf_addf(err, "golden key %.*s repeats after a target leaf took it", (int)g->mkey_len,
 					    g->mkey);
@@ -614,6 +637,25 @@ static bool may_overlap(const struct dump_list *list)
 	return true;
 }
 
+/*
+ * The golden leaves the dump files will give, guessed from their bytes (a
+ * statistics leaf of msprobe's dump.json is about 250 bytes), so that the
+ * index's table is made at its size once instead of rehashed at every
+ * doubling.  A guess on the low side (smaller leaves) costs the growing
+ * it saves; on the high side (tensors' leaves, stacks) at most a table of
+ * 8 bytes a guessed leaf.
+ */
+static size_t expected_leaves(const struct dump_list *list)
+{
+	uint64_t bytes = 0;
+	struct stat st;
+	for (size_t i = 0; i < list->nr; i++)
+		if (!list->v[i].atb && !list->v[i].ckpt && !list->v[i].csv && stat(list->v[i].path, &st) == 0 &&
+		    S_ISREG(st.st_mode))
+			bytes += (uint64_t)st.st_size;
+	return (size_t)(bytes / 320 < (1u << 26) ? bytes / 320 : (1u << 26));
+}
+
 int matcher_load_golden(struct matcher *m, const char *operand, struct strbuf *err)
 {
 	struct loader *l = &m->load;
@@ -625,6 +667,8 @@ int matcher_load_golden(struct matcher *m, const char *operand, struct strbuf *e
 		return -1;
 	if (!l->records_file && m->opts.only_ranks && layout_keep_ranks(&l->list, m->opts.only_ranks, err) < 0)
 		return -1;
+	if (!l->records_file)
+		table_grow(m, expected_leaves(&l->list));
 	if (!l->records_file && may_overlap(&l->list) && !getenv("PROBE_NO_THREADS") &&
 	    pthread_create(&l->thread, NULL, loader_main, m) == 0) {
 		int ret = 0;
@@ -1079,17 +1123,19 @@ static void target_key(struct matcher *m, const struct leafrec *r, struct strbuf
 
 static uint32_t lookup(const struct matcher *m, const char *key, size_t len, uint32_t group)
 {
-	uint64_t h = key_hash(key, len, group);
+	uint32_t h = key_hash(key, len, group);
 	size_t mask = m->table_cap - 1;
 	if (!m->table)
 		return NO_LEAF; /* nothing published yet */
 	for (size_t i = (size_t)h & mask;; i = (i + 1) & mask) {
-		uint32_t slot = m->table[i];
+		uint64_t slot = m->table[i];
 		if (!slot)
 			return NO_LEAF;
-		const struct gleaf *g = &m->leaves[slot - 1];
-		if (g->hash == h && g->group == group && g->mkey_len == len && !memcmp(g->mkey, key, len))
-			return slot - 1;
+		if (slot_hash(slot) != h)
+			continue;
+		const struct gleaf *g = &m->leaves[slot_leaf(slot)];
+		if (g->group == group && g->mkey_len == len && !memcmp(g->mkey, key, len))
+			return slot_leaf(slot);
 	}
 }
 
