@@ -10,6 +10,7 @@
 #include "../lib/core/progress.h"
 
 #include <math.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 enum { OPT_CSV = 256, OPT_XLSX, OPT_XLSX_READER, OPT_MODE, OPT_NO_STACK, OPT_OUTPUT_DIR, OPT_ROWS_PER_FILE, OPT_PARTIAL };
@@ -30,7 +31,8 @@ static const struct opt_spec options[] = {
 	  NULL, 0 },
 	{ OPT_PARTIAL, 0, "partial", NULL, "accept a partial comparison: most target leaves without a golden partner",
 	  NULL, 0 },
-	{ 'j', 'j', "jobs", "N", "threads at work on the pairs, this one included (default: the number of processors)", NULL, 0 },
+	{ 'j', 'j', "jobs", "N", "threads at work on the pairs, this one included (default: the number of processors; half of them "
+	  "for statistics or md5 pairs from a pipe)", NULL, 0 },
 	{ 'v', 'v', "verbose", NULL, "print counts of verdicts and msprobe results on stderr at the end", NULL, 0 },
 };
 
@@ -44,6 +46,13 @@ static const struct tool_spec spec = {
 	.nopts = ARRAY_SIZE(options),
 	.operand_flags = OPT_FILE,
 };
+
+/* Whether the pairs come from a pipe or a FIFO, whose writers then run beside this process. */
+static bool reads_a_pipe(const char *input)
+{
+	struct stat st;
+	return (strcmp(input, "-") ? stat(input, &st) : fstat(STDIN_FILENO, &st)) == 0 && S_ISFIFO(st.st_mode);
+}
 
 int main(int argc, char **argv)
 {
@@ -121,6 +130,7 @@ int main(int argc, char **argv)
 		die("a workbook is not for a terminal: redirect stdout to a file, or give -o DIR");
 
 	mo.input_name = line_reader_name(lr);
+	mo.input_shared = reads_a_pipe(input);
 	m = metric_new(&mo);
 	sink = metric_sink(m);
 	output_init();
