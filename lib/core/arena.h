@@ -28,7 +28,7 @@ struct arena {
 #define ARENA_INIT { NULL, NULL, 0, 0, false }
 /*
  * For a store that grows to hundreds of MB and lives until the end (the
- * golden index): 8 MiB blocks mapped directly, their pages supplied at
+ * golden index, lib/records/recstore.h): 8 MiB blocks mapped directly, their pages supplied at
  * once (MAP_POPULATE: one call instead of 2048 faults; all of a block but
  * the last is filled anyway).  Not advised to use huge
  * pages: on the 2-core VM of make bench a huge page is a whole free 2 MB
