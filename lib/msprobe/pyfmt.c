@@ -83,7 +83,7 @@ static bool digits_that_read_back(double ax, int prec, char out[32], int *exp_ou
 			d[k++] = *p;
 	d[k] = '\0';
 	exp10 = atoi(strchr(buf, 'e') + 1) + 1;
-	if (digits_value(d, exp10) == ax) {
+	if (pyfmt_strtod(buf, NULL) == ax) { /* the nearest, read back as printed */
 		memcpy(out, d, k + 1);
 		*exp_out = exp10;
 		return true;
@@ -105,33 +105,51 @@ static bool digits_that_read_back(double ax, int prec, char out[32], int *exp_ou
 	return false;
 }
 
-static int pyfmt_shortest(double x, char digits[32])
+/*
+ * The shortest by bisection on the number of digits: if some prec-digit
+ * decimal reads back, so does one of prec+1 digits (the same with a 0
+ * appended); 17 digits always read back.  For subnormal numbers, whose
+ * neighbours are far apart for their size.
+ */
+static int shortest_by_bisection(double ax, char digits[32])
 {
-	double ax = fabs(x);
-	char best[32];
-	int best_exp = 0, lo = 1, hi = 17;
-	/*
-	 * If some prec-digit decimal reads back, so does one of prec+1 digits
-	 * (the same with a 0 appended), so the shortest length can be found by
-	 * bisection; 17 digits always read back.
-	 */
-	if (!digits_that_read_back(ax, 17, best, &best_exp))
+	int exp10 = 0, lo = 1, hi = 17;
+	if (!digits_that_read_back(ax, 17, digits, &exp10))
 		return 0; /* unreachable for a finite double */
 	while (lo < hi) {
-		int mid = (lo + hi) / 2;
+		int mid = (lo + hi) / 2, e;
 		char d[32];
-		int e;
 		if (digits_that_read_back(ax, mid, d, &e)) {
 			hi = mid;
-			memcpy(best, d, strlen(d) + 1);
-			best_exp = e;
+			memcpy(digits, d, strlen(d) + 1);
+			exp10 = e;
 		} else {
 			lo = mid + 1;
 		}
 	}
-	strip_trailing_zeros(best);
-	memcpy(digits, best, strlen(best) + 1);
-	return best_exp;
+	return exp10;
+}
+
+/*
+ * For a normal double, at most one decimal of 15 significant digits reads
+ * back as it (the doubles that read back as one are less than 2.3e-16 of
+ * it apart, 15 digits at least 1e-15 apart), and any shorter decimal that
+ * reads back is that one without its trailing zeros.  So the shortest is
+ * found by trying 15 digits, then 16, then 17 (which always read back);
+ * between several of 16, digits_that_read_back() gives the nearest, as
+ * Python does.  Three tries at most instead of the bisection's five.
+ */
+static int pyfmt_shortest(double x, char digits[32])
+{
+	double ax = fabs(x);
+	int exp10 = 0;
+	if (ax < DBL_MIN)
+		exp10 = shortest_by_bisection(ax, digits);
+	else if (!digits_that_read_back(ax, 15, digits, &exp10) && !digits_that_read_back(ax, 16, digits, &exp10) &&
+		 !digits_that_read_back(ax, 17, digits, &exp10))
+		return 0; /* unreachable for a finite double */
+	strip_trailing_zeros(digits);
+	return exp10;
 }
 
 void pyfmt_double(struct strbuf *out, double x)
@@ -277,6 +295,39 @@ static bool ascii_digit(char c)
 	return c >= '0' && c <= '9';
 }
 
+/*
+ * m * 10^e for up to 19 digits and |e| <= 27 (the statistics msprobe
+ * prints with 17 digits), in the x87's 64-bit significand, where m and
+ * 10^|e| (5^27 < 2^63) are exact and the product or quotient is rounded
+ * once.  Rounding that to a double again is right unless the 11 bits it
+ * drops lie at the half-way point between two doubles, within the first
+ * rounding's error: then false, and strtod decides.
+ */
+static bool wide_quotient(uint64_t m, int e, double *out)
+{
+#if LDBL_MANT_DIG == 64 && defined(__x86_64__)
+	static const long double pow10[] = {
+		1e0L, 1e1L, 1e2L, 1e3L, 1e4L, 1e5L, 1e6L, 1e7L, 1e8L, 1e9L, 1e10L, 1e11L, 1e12L, 1e13L,
+		1e14L, 1e15L, 1e16L, 1e17L, 1e18L, 1e19L, 1e20L, 1e21L, 1e22L, 1e23L, 1e24L, 1e25L, 1e26L, 1e27L,
+	};
+	long double r;
+	uint64_t significand;
+	unsigned dropped;
+	if (e < -27 || e > 27)
+		return false;
+	r = e < 0 ? (long double)m / pow10[-e] : (long double)m * pow10[e];
+	memcpy(&significand, &r, sizeof(significand)); /* the x87 format: the 64-bit significand first */
+	dropped = (unsigned)(significand & 0x7ff);
+	if (dropped >= 0x3ff && dropped <= 0x401)
+		return false;
+	*out = (double)r;
+	return true;
+#else
+	(void)m, (void)e, (void)out;
+	return false;
+#endif
+}
+
 double pyfmt_strtod(const char *s, char **end)
 {
 #if FLT_EVAL_METHOD == 0 /* double arithmetic rounds to double: no x87 double rounding */
@@ -324,9 +375,12 @@ double pyfmt_strtod(const char *s, char **end)
 	if (swar_word_byte((unsigned char)*p, 1))
 		goto slow; /* strtod might read on (hex, inf, nan, '1.5.'): let it say where it stops */
 	e -= frac;
-	if (m > (UINT64_C(1) << 53) || e < -22 || e > 22)
+	double x;
+	if (m <= (UINT64_C(1) << 53) && e >= -22 && e <= 22) {
+		x = e < 0 ? (double)m / exact_pow10[-e] : (double)m * exact_pow10[e];
+	} else if (!wide_quotient(m, e, &x)) {
 		goto slow;
-	double x = e < 0 ? (double)m / exact_pow10[-e] : (double)m * exact_pow10[e];
+	}
 	if (end)
 		*end = (char *)p;
 	return neg ? -x : x;

@@ -91,12 +91,118 @@ static void check_strtod(void)
 	strbuf_release(&sb);
 }
 
+/*
+ * The digits of the shortest decimal that reads back as x, found the slow
+ * way, as a second implementation to check pyfmt_double() against: every
+ * number of digits from 1, the correctly rounded decimal first, then the
+ * one a unit above and below it (a decimal on the far side can read back
+ * where the near one does not: next to a power of two the doubles below are
+ * closer together than above).  *exp10: x = 0.DIGITS * 10^exp10.
+ */
+static void shortest_slowly(double x, char digits[40], int *exp10)
+{
+	for (int prec = 1; prec <= 17; prec++) {
+		char buf[64], alt[64];
+		snprintf(buf, sizeof(buf), "%.*e", prec - 1, x);
+		for (int delta = 0; delta <= 2; delta++) {
+			/* the decimal, or its neighbour, as an integer of prec digits and an exponent */
+			char *e = strchr(buf, 'e');
+			long long mant = 0;
+			int ex = atoi(e + 1);
+			for (const char *q = buf; q < e; q++)
+				if (*q != '.')
+					mant = mant * 10 + (*q - '0');
+			mant += delta == 1 ? 1 : delta == 2 ? -1 : 0;
+			if (mant <= 0)
+				continue;
+			snprintf(alt, sizeof(alt), "%llde%d", mant, ex - (prec - 1));
+			if (strtod(alt, NULL) != x)
+				continue;
+			/* 0.DIGITS form: the integer's digits without trailing zeros */
+			int n = snprintf(digits, 40, "%lld", mant);
+			*exp10 = ex - (prec - 1) + n;
+			while (n > 1 && digits[n - 1] == '0')
+				digits[--n] = '\0';
+			return;
+		}
+	}
+	digits[0] = '\0';
+	*exp10 = 0;
+}
+
+/* The digits and exponent (0.DIGITS * 10^exp10) of a repr such as "-0.00123", "1.5e+16", "12.0". */
+static void digits_of_repr(const char *r, char digits[40], int *exp10)
+{
+	int n = 0, point = -1, e = 0, lead = 0;
+	bool seen = false;
+	const char *p = r + (*r == '-');
+	for (; *p && *p != 'e'; p++) {
+		if (*p == '.') {
+			point = n + lead;
+			continue;
+		}
+		if (!seen && *p == '0') {
+			lead++;
+			continue;
+		}
+		seen = true;
+		digits[n++] = *p;
+	}
+	if (point < 0)
+		point = n + lead;
+	if (*p == 'e')
+		e = atoi(p + 1);
+	while (n > 1 && digits[n - 1] == '0')
+		n--;
+	digits[n] = '\0';
+	*exp10 = point - lead + e;
+}
+
+static bool same_digits_as_slowly(double x, struct strbuf *sb)
+{
+	char want[40], got[40];
+	int we, ge;
+	shortest_slowly(fabs(x), want, &we);
+	digits_of_repr(fmt(x, sb), got, &ge);
+	if (strcmp(want, got) || we != ge) {
+		diag("%a: repr %s (digits %s, exponent %d); shortest decimal %s, exponent %d", x, sb->buf, got, ge, want,
+		     we);
+		return false;
+	}
+	return true;
+}
+
+/* The repr's digits against the slow search, on doubles of every kind the statistics hold. */
+static void check_shortest(void)
+{
+	struct strbuf sb = STRBUF_INIT;
+	size_t bad = 0, n = 0;
+	for (int i = 0; i < 20000 && bad < 10; i++, n += 4) {
+		uint64_t bits = (uint64_t)rnd(1u << 31) << 33 ^ (uint64_t)rnd(1u << 31) << 2 ^ rnd(4);
+		double x, f32, dec, edge;
+		memcpy(&x, &bits, sizeof(x));
+		if (!isfinite(x) || x == 0)
+			x = 1.5;
+		f32 = (double)(float)(rnd(2000000) / 1000.0 - 1000.0); /* a float32 statistic widened */
+		dec = (double)rnd(100000000) / pow(10, rnd(12)) * (rnd(2) ? 1 : -1);
+		edge = ldexp(1.0, (int)rnd(2000) - 1000);
+		edge = rnd(2) ? nextafter(edge, 0) : rnd(2) ? nextafter(edge, INFINITY) : edge;
+		bad += !same_digits_as_slowly(x, &sb);
+		bad += f32 != 0 && !same_digits_as_slowly(f32, &sb);
+		bad += dec != 0 && !same_digits_as_slowly(dec, &sb);
+		bad += !same_digits_as_slowly(edge, &sb);
+	}
+	ok(bad == 0, "the digits of repr() of %zu doubles are the shortest that read back (a second, slow search)", n);
+	strbuf_release(&sb);
+}
+
 int main(void)
 {
 	struct strbuf sb = STRBUF_INIT;
 	size_t bad = 0;
 
 	check_strtod();
+	check_shortest();
 	for (size_t i = 0; i < ARRAY_SIZE(table); i++) {
 		double x;
 		memcpy(&x, &table[i].bits, sizeof(x));
