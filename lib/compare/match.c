@@ -69,6 +69,10 @@ struct ggroup {
  */
 #define GOLDEN_BATCH 1024
 
+/* Pages supplied in one call (prefault()): the leaves' a few MB ahead, the table whole up to 64 MB. */
+#define LEAVES_PREFAULT 65536
+#define TABLE_PREFAULT_MAX ((size_t)64 << 20)
+
 /* Output held back before opts.drain is called, while golden-only records are written. */
 #define DRAIN_AT (1 << 20)
 
@@ -113,6 +117,7 @@ struct matcher {
 	struct recstore texts;  /* the golden records' texts */
 	struct gleaf *leaves;
 	size_t nleaves, leaves_alloc;
+	size_t leaves_ready;  /* leaves whose pages are supplied (prefault()) */
 	struct ggroup *groups;
 	size_t ngroups, groups_alloc;
 	uint64_t *table;      /* slot_of(leaf index, its hash), 0 empty */
@@ -338,6 +343,8 @@ static void table_grow(struct matcher *m, size_t leaves)
 	if (cap == m->table_cap)
 		return;
 	table = xcalloc(cap, sizeof(*table));
+	if (cap <= TABLE_PREFAULT_MAX / sizeof(*table))
+		prefault(table, cap * sizeof(*table)); /* every page is written soon: slots are random */
 	for (size_t i = 0; i < m->table_cap; i++)
 		if (m->table[i])
 			table_place(table, cap, m->table[i]);
@@ -390,6 +397,13 @@ static int publish(struct matcher *m, struct strbuf *err)
 		return 0;
 	pthread_mutex_lock(&l->lock);
 	ALLOC_GROW(m->leaves, m->nleaves + l->nbatch, m->leaves_alloc);
+	if (m->nleaves + l->nbatch > m->leaves_ready) {
+		/* the pages of the leaves to come, a few MB at a time */
+		size_t ready = m->nleaves + l->nbatch + LEAVES_PREFAULT;
+		ready = ready < m->leaves_alloc ? ready : m->leaves_alloc;
+		prefault(m->leaves + m->leaves_ready, (ready - m->leaves_ready) * sizeof(*m->leaves));
+		m->leaves_ready = ready;
+	}
 	table_grow(m, m->nleaves + l->nbatch);
 	for (size_t i = 0; i < l->nbatch && !ret; i++) {
 		m->leaves[m->nleaves] = l->batch[i];

@@ -1,6 +1,9 @@
 #include "xalloc.h"
 #include "msg.h"
 
+#include <sys/mman.h>
+#include <unistd.h>
+
 static void NORETURN out_of_memory(size_t size)
 {
 	die("out of memory (%zu bytes)", size);
@@ -42,6 +45,24 @@ char *xmemdupz(const void *data, size_t len)
 		memcpy(p, data, len);
 	p[len] = '\0';
 	return p;
+}
+
+void prefault(void *p, size_t n)
+{
+#ifdef MADV_POPULATE_WRITE
+	static uintptr_t page;
+	uintptr_t start, end;
+	if (!page) {
+		long sz = sysconf(_SC_PAGESIZE);
+		page = sz > 0 ? (uintptr_t)sz : 4096;
+	}
+	start = ((uintptr_t)p + page - 1) & ~(page - 1);
+	end = ((uintptr_t)p + n) & ~(page - 1);
+	if (end > start)
+		(void)madvise((void *)start, end - start, MADV_POPULATE_WRITE); /* EINVAL on older kernels: faults as before */
+#else
+	(void)p, (void)n;
+#endif
 }
 
 size_t st_add(size_t a, size_t b)

@@ -20,6 +20,15 @@ void *xrealloc(void *ptr, size_t size);
 char *xstrdup(const char *s);
 char *xmemdupz(const void *data, size_t len); /* copy plus a NUL after it */
 
+/*
+ * The pages of p[0..n) supplied now, in one call, for memory about to be
+ * written all over (a hash table, an array being filled): on the VM of
+ * make bench each page's first-touch fault costs more than its share of
+ * one madvise(MADV_POPULATE_WRITE).  Whole pages inside the range only; a
+ * no-op where the kernel (Linux before 5.14) does not have it.
+ */
+void prefault(void *p, size_t n);
+
 size_t st_add(size_t a, size_t b);
 size_t st_mult(size_t a, size_t b);
 

@@ -68,6 +68,7 @@ static uint64_t name_set_prepare(struct name_set *s, const char *name, size_t le
 		uint64_t *v = s->slots;
 		s->cap = old ? old * 2 : 1024;
 		s->slots = xcalloc(s->cap, sizeof(*s->slots));
+		prefault(s->slots, s->cap * sizeof(*s->slots)); /* hashes land on every page */
 		s->size = 0;
 		for (size_t i = 0; i < old; i++)
 			if (v[i])
