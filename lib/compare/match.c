@@ -69,7 +69,7 @@ struct ggroup {
  */
 #define GOLDEN_BATCH 1024
 
-/* Pages supplied in one call (prefault()): the leaves' a few MB ahead, the table whole up to 64 MB. */
+/* Pages supplied in one call (prefault()): the leaves' up to 5 MB ahead, the table whole up to 64 MB. */
 #define LEAVES_PREFAULT 65536
 #define TABLE_PREFAULT_MAX ((size_t)64 << 20)
 
@@ -398,8 +398,9 @@ static int publish(struct matcher *m, struct strbuf *err)
 	pthread_mutex_lock(&l->lock);
 	ALLOC_GROW(m->leaves, m->nleaves + l->nbatch, m->leaves_alloc);
 	if (m->nleaves + l->nbatch > m->leaves_ready) {
-		/* the pages of the leaves to come, a few MB at a time */
-		size_t ready = m->nleaves + l->nbatch + LEAVES_PREFAULT;
+		/* the pages of the leaves to come, a quarter more than there are, up to a few MB at a time */
+		size_t ahead = m->nleaves / 4 < LEAVES_PREFAULT ? m->nleaves / 4 : LEAVES_PREFAULT;
+		size_t ready = m->nleaves + l->nbatch + ahead;
 		ready = ready < m->leaves_alloc ? ready : m->leaves_alloc;
 		prefault(m->leaves + m->leaves_ready, (ready - m->leaves_ready) * sizeof(*m->leaves));
 		m->leaves_ready = ready;
