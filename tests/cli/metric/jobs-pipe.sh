@@ -1,3 +1,4 @@
+# sanitizers: skip, the threads started, not memory: the other metric tests run the same threads under the sanitizers
 # Statistics pairs read from a pipe: without -j, probe-metric starts half the processors' jobs, at
 # least one, since the stages writing the pipe run on the same processors; -j N starts N.  The
 # threads are counted in /proc while a writer holds the FIFO open, with -j 2 first to show that the
