@@ -96,15 +96,16 @@ static const struct recshape *shape_of(struct recstore *s, const char *text, siz
 	struct strmap_slot *slot;
 	bool created;
 
-	/* the key: the holes' places, then the text between them */
+	/* the key: the number of holes, their places, then the text between them */
 	strbuf_reset(key);
-	strbuf_grow(key, (size_t)n * sizeof(uint32_t) + len);
-	strbuf_setlen(key, (size_t)n * sizeof(uint32_t));
+	strbuf_grow(key, (size_t)(n + 1) * sizeof(uint32_t) + len);
+	strbuf_setlen(key, (size_t)(n + 1) * sizeof(uint32_t));
+	memcpy(key->buf, &(uint32_t){ (uint32_t)n }, sizeof(uint32_t));
 	text_at = key->len;
 	for (int i = 0; i < n; i++) {
 		strbuf_add(key, r, (size_t)(h[i].p - r));
 		uint32_t place = (uint32_t)(key->len - text_at);
-		memcpy(key->buf + (size_t)i * sizeof(uint32_t), &place, sizeof(place));
+		memcpy(key->buf + (size_t)(i + 1) * sizeof(uint32_t), &place, sizeof(place));
 		r = h[i].p + h[i].n;
 	}
 	strbuf_add(key, r, (size_t)(text + len - r));
@@ -118,7 +119,7 @@ static const struct recshape *shape_of(struct recstore *s, const char *text, siz
 		return NULL;
 	struct recshape *shape = arena_alloc(&s->arena, sizeof(*shape));
 	at = arena_alloc(&s->arena, (size_t)n * sizeof(uint32_t));
-	memcpy(at, key->buf, (size_t)n * sizeof(uint32_t));
+	memcpy(at, key->buf + sizeof(uint32_t), (size_t)n * sizeof(uint32_t));
 	shape->nholes = (uint32_t)n;
 	shape->len = (uint32_t)(key->len - text_at);
 	shape->at = at;
