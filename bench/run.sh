@@ -83,6 +83,9 @@ else
 	echo "bench: ../shared/bench/make-big-pair.py or python3 missing: msprobe's big pair left out" >&2
 fi
 pairs="$pairs $(gen 100 40) $(gen 300 40)"
+# msprobe's largest pair (or ours): its compare pipeline is measured stage by stage and whole
+last=$(echo $pairs | tr ' ' '\n' | grep big | tail -1)
+[ -n "$last" ] || last=$(echo $pairs | tr ' ' '\n' | tail -1)
 
 # figures ------------------------------------------------------------------
 for p in $pairs; do
@@ -94,13 +97,11 @@ for p in $pairs; do
 	measure "flatten:$label" "$bytes" "'$bin/probe-flatten' -q '$f'"
 	# the smaller of msprobe's pairs to CSV too (the largest gets it below, with its stages)
 	case $label in
-	big*) [ "$p" = "$(echo $pairs | tr ' ' '\n' | grep big | tail -1)" ] ||
+	big*) [ "$p" = "$last" ] ||
 		measure "pipeline-csv:$label" "$bytes" "'$bin/probe-flatten' -q '$p/target' | '$bin/probe-match' '$p/golden' | '$bin/probe-metric' --csv" ;;
 	esac
 done
-# the compare pipeline, stage by stage and whole, on msprobe's largest pair (or ours)
-last=$(echo $pairs | tr ' ' '\n' | grep big | tail -1)
-[ -n "$last" ] || last=$(echo $pairs | tr ' ' '\n' | tail -1)
+# the compare pipeline, stage by stage and whole, on $last
 label=$(basename "$last")
 f=$last/target/step0/rank0/dump.json
 bytes=$(size "$f")

@@ -10,7 +10,6 @@
 #include "../lib/core/progress.h"
 
 #include <math.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 enum { OPT_CSV = 256, OPT_XLSX, OPT_XLSX_READER, OPT_MODE, OPT_NO_STACK, OPT_OUTPUT_DIR, OPT_ROWS_PER_FILE, OPT_PARTIAL };
@@ -46,13 +45,6 @@ static const struct tool_spec spec = {
 	.nopts = ARRAY_SIZE(options),
 	.operand_flags = OPT_FILE,
 };
-
-/* Whether the pairs come from a pipe or a FIFO, whose writers then run beside this process. */
-static bool reads_a_pipe(const char *input)
-{
-	struct stat st;
-	return (strcmp(input, "-") ? stat(input, &st) : fstat(STDIN_FILENO, &st)) == 0 && S_ISFIFO(st.st_mode);
-}
 
 int main(int argc, char **argv)
 {
@@ -130,7 +122,7 @@ int main(int argc, char **argv)
 		die("a workbook is not for a terminal: redirect stdout to a file, or give -o DIR");
 
 	mo.input_name = line_reader_name(lr);
-	mo.input_shared = reads_a_pipe(input);
+	mo.input_shared = line_reader_is_pipe(lr);
 	m = metric_new(&mo);
 	sink = metric_sink(m);
 	output_init();

@@ -78,7 +78,7 @@ struct metric_options {
 	const char *output_dir; /* CSV: write msprobe's files there instead of to out */
 	size_t rows_per_file;   /* CSV files: split after this many rows (msprobe: 1,000,000) */
 	int jobs;               /* threads that parse and prepare pairs, the caller's included; 1: the caller alone; 0: one per processor online (at most 64), half of them with input_shared */
-	bool input_shared;      /* the pairs come from a pipe: the stages writing them share the processors (jobs 0 then starts half) */
+	bool input_shared;      /* the pairs come from a pipe (line_reader_is_pipe()): the stages writing them share the processors (jobs 0 then starts half) */
 	bool partial;           /* accept a partial comparison (alike.h) */
 	bool xlsx;              /* CSV output as msprobe's --xlsx workbook instead (to stdout, or the files of output_dir) */
 	bool xlsx_reader;       /* the workbook in the reader's layout (xlsxw.h), our verdict and reason as two more columns */

@@ -223,6 +223,12 @@ bool source_is_regular(const struct source *src)
 	return src->kind != SRC_MEMORY && fstat(src->fd, &st) == 0 && S_ISREG(st.st_mode);
 }
 
+bool source_is_pipe(const struct source *src)
+{
+	struct stat st;
+	return src->kind != SRC_MEMORY && fstat(src->fd, &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode));
+}
+
 static struct source *source_from_fd(const char *path, int fd, bool is_stdin, struct strbuf *err)
 {
 	struct source *src;

@@ -49,6 +49,8 @@ int source_open_regular_fd(int dirfd, const char *rel, int oflags, struct stat *
 const char *source_kind_name(mode_t mode);
 /* Whether the source reads a regular file, which a second source_open() can read again from its start. */
 bool source_is_regular(const struct source *src);
+/* Whether the source reads a pipe, a FIFO or a socket: a writer runs beside the reader. */
+bool source_is_pipe(const struct source *src);
 /* A source over a memory block (not copied: it must outlive the source). */
 struct source *source_from_memory(const char *name, const void *data, size_t len);
 /*

@@ -303,7 +303,7 @@ static bool ascii_digit(char c)
  * drops lie at the half-way point between two doubles, within the first
  * rounding's error: then false, and strtod decides.
  */
-static bool wide_quotient(uint64_t m, int e, double *out)
+static bool scaled_in_x87(uint64_t m, int e, double *out)
 {
 #if LDBL_MANT_DIG == 64 && defined(__x86_64__)
 	static const long double pow10[] = {
@@ -378,7 +378,7 @@ double pyfmt_strtod(const char *s, char **end)
 	double x;
 	if (m <= (UINT64_C(1) << 53) && e >= -22 && e <= 22) {
 		x = e < 0 ? (double)m / exact_pow10[-e] : (double)m * exact_pow10[e];
-	} else if (!wide_quotient(m, e, &x)) {
+	} else if (!scaled_in_x87(m, e, &x)) {
 		goto slow;
 	}
 	if (end)

@@ -98,6 +98,11 @@ const char *line_reader_name(const struct line_reader *lr)
 	return lr->src ? source_name(lr->src) : "?";
 }
 
+bool line_reader_is_pipe(const struct line_reader *lr)
+{
+	return source_is_pipe(lr->src);
+}
+
 /* Record an error about the current line: "NAME:LINE: what" (line_reader_error()).  Returns -1. */
 static int PRINTF_LIKE(2, 3) line_reader_fail(struct line_reader *lr, const char *fmt, ...)
 {

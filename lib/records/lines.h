@@ -45,6 +45,8 @@ const char *line_reader_error(const struct line_reader *lr);
 void line_reader_close(struct line_reader *lr);
 
 const char *line_reader_name(const struct line_reader *lr);
+/* Whether the lines come from a pipe, a FIFO or a socket (source_is_pipe()). */
+bool line_reader_is_pipe(const struct line_reader *lr);
 
 /*
  * The loop of every tool that reads records: each line of lr to

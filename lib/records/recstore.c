@@ -127,7 +127,6 @@ static const struct recshape *shape_of(struct recstore *s, const char *text, siz
 	slot = strmap_put(&s->shapes, key->buf, key->len, &created);
 	slot->value.p = shape;
 	s->nshapes++;
-	s->shape_bytes += key->len * 2 + sizeof(*shape);
 	return shape;
 }
 

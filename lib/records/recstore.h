@@ -48,7 +48,7 @@ struct recstore {
 	struct strmap shapes;   /* a shape's bytes -> its struct recshape */
 	const struct recshape *whole; /* the shape of a record kept whole: one value, the text */
 	size_t nshapes, nkept, nwhole;
-	size_t shape_bytes, value_bytes;
+	size_t value_bytes;     /* of the values kept */
 	struct strbuf scratch;
 };
 
