@@ -170,9 +170,9 @@ _probe_gendump() {
 	--mode) COMPREPLY=($(compgen -W "statistics md5 tensor" -- "$cur")); return ;;
 	--pt-layout) COMPREPLY=($(compgen -W "torch1 torch2" -- "$cur")); return ;;
 	--format) COMPREPLY=($(compgen -W "pt npy" -- "$cur")); return ;;
-	--framework) COMPREPLY=($(compgen -W "pytorch mindspore mindspore-pytorch verl-fsdp verl-megatron atb config-check checkpoint" -- "$cur")); return ;;
+	--framework) COMPREPLY=($(compgen -W "pytorch mindspore mindspore-pytorch verl-fsdp verl-megatron atb config-check checkpoint decoder" -- "$cur")); return ;;
 	--dtype) COMPREPLY=($(compgen -W "float32 float16 bfloat16" -- "$cur")); return ;;
-	--fault) COMPREPLY=($(compgen -W "none fc2-weight fc2-weight-tiny input linear1-output nan grad dtype shape scalar inf nan-input down-proj q-weight add-kernel linear-weight env pip lr seed dataset weight random all perturb missing reshape" -- "$cur")); return ;;
+	--fault) COMPREPLY=($(compgen -W "none fc2-weight fc2-weight-tiny input linear1-output nan grad dtype shape scalar inf nan-input down-proj q-weight add-kernel linear-weight env pip lr seed dataset weight random all perturb missing reshape scale eps softmax-fp16 kernel hook" -- "$cur")); return ;;
 	--fault-rank) return ;;
 	--steps) return ;;
 	--ranks) return ;;
@@ -190,9 +190,11 @@ _probe_gendump() {
 	--vpp) return ;;
 	--ep) return ;;
 	--experts) return ;;
+	--precision) COMPREPLY=($(compgen -W "fp32 bf16 fp16 fp32-kernels" -- "$cur")); return ;;
+	--fault-layer) return ;;
 	esac
 	if [[ $cur == -* ]]; then
-		COMPREPLY=($(compgen -W "--mode --pt-layout --format --framework --dtype --fault --fault-rank --steps --ranks --micro-batches --layers --width --batch --zoo --seed --print-tensors --save-child --filter-level --device --ckpt-layout --tp --pp --shards --vpp --ep --experts -h --help --version" -- "$cur"))
+		COMPREPLY=($(compgen -W "--mode --pt-layout --format --framework --dtype --fault --fault-rank --steps --ranks --micro-batches --layers --width --batch --zoo --seed --print-tensors --save-child --filter-level --device --ckpt-layout --tp --pp --shards --vpp --ep --experts --precision --fault-layer -h --help --version" -- "$cur"))
 		return
 	fi
 	_probe_dirs "$cur"

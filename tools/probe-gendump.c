@@ -1,14 +1,16 @@
 /*
  * probe-gendump: example msprobe dumps of a golden run and a faulty run:
  * a simulated MLP training (gendump.h), verl's training against
- * inference check (genverl.h) or MindIE's ATB inference (genatb.h); or
- * msprobe's config_check packs of two runs (genpack.h).
+ * inference check (genverl.h), MindIE's ATB inference (genatb.h) or a
+ * small decoder in mixed precision against float32 with a planted bug
+ * (gendecoder.h); or msprobe's config_check packs of two runs (genpack.h).
  */
 #include "../lib/testdata/gendump.h"
 #include "../lib/testdata/genverl.h"
 #include "../lib/testdata/genatb.h"
 #include "../lib/testdata/genpack.h"
 #include "../lib/testdata/genckpt.h"
+#include "../lib/testdata/gendecoder.h"
 #include "../lib/core/msg.h"
 #include "../lib/core/opt.h"
 
@@ -39,6 +41,8 @@ enum {
 	OPT_VPP,
 	OPT_EP,
 	OPT_EXPERTS,
+	OPT_PRECISION,
+	OPT_FAULT_LAYER,
 };
 
 static const struct opt_spec options[] = {
@@ -53,8 +57,9 @@ static const struct opt_spec options[] = {
 	  "the MLP's runs as pytorch (default) or mindspore, or a mindspore target against a pytorch golden; "
 	  "or verl's fsdp or megatron training dump against its vllm inference dump; or atb: MindIE's ATB "
 	  "dumps of a tiny decoder's inference; or config-check: msprobe's config_check packs of two runs, "
-	  "bench.zip and cmp.zip; or checkpoint: model checkpoints of two runs",
-	  "pytorch|mindspore|mindspore-pytorch|verl-fsdp|verl-megatron|atb|config-check|checkpoint", 0 },
+	  "bench.zip and cmp.zip; or checkpoint: model checkpoints of two runs; or decoder: a small LLaMA-style "
+	  "decoder's forward pass, the target in --precision against a float32 golden, with needle.json",
+	  "pytorch|mindspore|mindspore-pytorch|verl-fsdp|verl-megatron|atb|config-check|checkpoint|decoder", 0 },
 	{ OPT_DTYPE, 0, "dtype", "TYPE",
 	  "what tensors are saved as, computed in float32 (default float32; verl: bfloat16, float16 refused)",
 	  "float32|float16|bfloat16", 0 },
@@ -64,8 +69,10 @@ static const struct opt_spec options[] = {
 	  "add-kernel (default: layer 1's AddBF16Kernel output), linear-weight (layer 1's Linear weight) or "
 	  "none; config-check's, in cmp.zip: a comma-separated list of env, pip, lr, seed, dataset, weight, "
 	  "random, or all (default) or none; checkpoint's: perturb (default: one element of the last layer's fc2 "
-	  "weight), missing, reshape, dtype or none; the rows each makes differ: probe-gendump(1)",
-	  GEN_FAULT_CHOICES "|down-proj|q-weight|add-kernel|linear-weight|" GENPACK_FAULT_CHOICES "|perturb|missing|reshape",
+	  "weight), missing, reshape, dtype or none; decoder's, in layer --fault-layer: scale (default), eps, "
+	  "softmax-fp16, weight, kernel, hook or none; the rows each makes differ: probe-gendump(1)",
+	  GEN_FAULT_CHOICES "|down-proj|q-weight|add-kernel|linear-weight|" GENPACK_FAULT_CHOICES
+	  "|perturb|missing|reshape|scale|eps|softmax-fp16|kernel|hook",
 	  0 },
 	{ OPT_FAULT_RANK, 0, "fault-rank", "R", "rank that carries the fault (default 0)", NULL, 0 },
 	{ OPT_STEPS, 0, "steps", "N",
@@ -99,6 +106,11 @@ static const struct opt_spec options[] = {
 	{ OPT_VPP, 0, "vpp", "N", "checkpoint, megatron: virtual pipeline stages, model0, model1, ... (default 1)", NULL, 0 },
 	{ OPT_EP, 0, "ep", "N", "checkpoint, megatron: expert-parallel size (default 1)", NULL, 0 },
 	{ OPT_EXPERTS, 0, "experts", "N", "checkpoint: experts a layer, a multiple of --ep (default 0: a dense MLP)", NULL, 0 },
+	{ OPT_PRECISION, 0, "precision", "P",
+	  "decoder: the target's precision, fp32 (the golden's), bf16 (default) or fp16 autocast, or fp32-kernels "
+	  "(float32, reductions in another order)",
+	  GENDEC_PRECISION_CHOICES, 0 },
+	{ OPT_FAULT_LAYER, 0, "fault-layer", "N", "decoder: the layer that carries the fault (default 1)", NULL, 0 },
 };
 
 static const struct tool_spec spec = {
@@ -110,10 +122,13 @@ static const struct tool_spec spec = {
 		    "[--steps N] [--layers L] [--width W] [--batch B] [--seed S] OUTDIR\n"
 		    "--framework config-check [--fault KIND] [--steps N] [--ranks N] [--seed S] OUTDIR\n"
 		    "--framework checkpoint [--ckpt-layout LAYOUT] [--tp N] [--pp N] [--vpp N] [--ep N] [--experts N] [--shards N] [--fault KIND] "
-		    "[--layers L] [--width W] [--dtype TYPE] [--seed S] OUTDIR",
+		    "[--layers L] [--width W] [--dtype TYPE] [--seed S] OUTDIR\n"
+		    "--framework decoder [--mode MODE] [--precision P] [--fault KIND] [--fault-layer N] [--fault-rank R] "
+		    "[--ranks N] [--layers L] [--width W] [--batch B] [--seed S] OUTDIR",
 	.summary = "Simulate the training of a small MLP (or verl's inference and training of a tiny Qwen2, or "
 		   "MindIE's inference of a tiny decoder) and write msprobe dumps of a golden run and of a target "
-		   "run with an injected fault to OUTDIR/golden and OUTDIR/target; or msprobe's config_check packs "
+		   "run with an injected fault to OUTDIR/golden and OUTDIR/target (a small decoder: the target in mixed "
+		   "precision, and where the fault is in OUTDIR/needle.json); or msprobe's config_check packs "
 		   "of two runs to OUTDIR/bench.zip and OUTDIR/cmp.zip; or model checkpoints of two runs to "
 		   "OUTDIR/golden and OUTDIR/target.",
 	.opts = options,
@@ -121,11 +136,12 @@ static const struct tool_spec spec = {
 	.operand_flags = OPT_DIR,
 };
 
-/* --framework's choices: the MLP's runs (gen_framework's order), then verl's two, then atb, then config-check. */
-enum { MLP_FRAMEWORKS = 3, FW_VERL_FSDP = 3, FW_VERL_MEGATRON = 4, FW_ATB = 5, FW_CONFIG_CHECK = 6, FW_CHECKPOINT = 7 };
+/* --framework's choices: the MLP's runs (gen_framework's order), then verl's two, atb, config-check, checkpoint, decoder. */
+enum { MLP_FRAMEWORKS = 3, FW_VERL_FSDP = 3, FW_VERL_MEGATRON = 4, FW_ATB = 5, FW_CONFIG_CHECK = 6, FW_CHECKPOINT = 7,
+       FW_DECODER = 8 };
 
 /* The generators, as sets of those that take an option. */
-enum { FOR_MLP = 1, FOR_VERL = 2, FOR_ATB = 4, FOR_PACK = 8, FOR_CKPT = 16, FOR_ALL = 31 };
+enum { FOR_MLP = 1, FOR_VERL = 2, FOR_ATB = 4, FOR_PACK = 8, FOR_CKPT = 16, FOR_DEC = 32, FOR_ALL = 63 };
 
 /* What the command line says, before it is known which generator runs. */
 struct command {
@@ -136,6 +152,7 @@ struct command {
 	bool save_child;
 	int filter_level, device;
 	int ckpt_layout, tp, pp, shards, vpp, ep, experts; /* --framework checkpoint: 0 when not given */
+	int precision, fault_layer;                        /* --framework decoder */
 	int given[32];          /* the options given, in order (the first of each), for the refusals */
 	size_t ngiven;
 };
@@ -153,12 +170,13 @@ static unsigned takers(int id)
 {
 	switch (id) {
 	case OPT_RANKS:
-		return FOR_MLP | FOR_VERL | FOR_PACK;
+		return FOR_MLP | FOR_VERL | FOR_PACK | FOR_DEC;
 	case OPT_DTYPE:
 		return FOR_MLP | FOR_VERL | FOR_CKPT;
 	case OPT_PT_LAYOUT:
-	case OPT_FAULT_RANK:
 		return FOR_MLP | FOR_VERL;
+	case OPT_FAULT_RANK:
+		return FOR_MLP | FOR_VERL | FOR_DEC;
 	case OPT_FORMAT:
 	case OPT_MICRO_BATCHES:
 	case OPT_ZOO:
@@ -168,9 +186,12 @@ static unsigned takers(int id)
 		return FOR_MLP | FOR_ATB | FOR_PACK;
 	case OPT_LAYERS:
 	case OPT_WIDTH:
-		return FOR_MLP | FOR_ATB | FOR_CKPT;
+		return FOR_MLP | FOR_ATB | FOR_CKPT | FOR_DEC;
 	case OPT_BATCH:
-		return FOR_MLP | FOR_ATB;
+		return FOR_MLP | FOR_ATB | FOR_DEC;
+	case OPT_PRECISION:
+	case OPT_FAULT_LAYER:
+		return FOR_DEC;
 	case OPT_CKPT_LAYOUT:
 	case OPT_TP:
 	case OPT_PP:
@@ -184,7 +205,7 @@ static unsigned takers(int id)
 	case OPT_DEVICE:
 		return FOR_ATB;
 	case OPT_MODE:
-		return FOR_MLP | FOR_VERL | FOR_ATB;
+		return FOR_MLP | FOR_VERL | FOR_ATB | FOR_DEC;
 	default:
 		return FOR_ALL;
 	}
@@ -195,14 +216,16 @@ static const char *takers_text(unsigned who)
 	switch (who) {
 	case FOR_MLP: return "the MLP run";
 	case FOR_MLP | FOR_VERL: return "the MLP and verl runs";
-	case FOR_MLP | FOR_ATB: return "the MLP and ATB runs";
+	case FOR_MLP | FOR_VERL | FOR_DEC: return "the MLP, verl and decoder runs";
+	case FOR_MLP | FOR_ATB | FOR_DEC: return "the MLP, ATB and decoder runs";
 	case FOR_ATB: return "--framework atb";
-	case FOR_MLP | FOR_VERL | FOR_PACK: return "the MLP, verl and config-check runs";
+	case FOR_MLP | FOR_VERL | FOR_PACK | FOR_DEC: return "the MLP, verl, config-check and decoder runs";
 	case FOR_MLP | FOR_ATB | FOR_PACK: return "the MLP, ATB and config-check runs";
-	case FOR_MLP | FOR_VERL | FOR_ATB: return "the dumps";
+	case FOR_MLP | FOR_VERL | FOR_ATB | FOR_DEC: return "the dumps";
 	case FOR_CKPT: return "--framework checkpoint";
+	case FOR_DEC: return "--framework decoder";
 	case FOR_MLP | FOR_VERL | FOR_CKPT: return "the MLP, verl and checkpoint runs";
-	case FOR_MLP | FOR_ATB | FOR_CKPT: return "the MLP, ATB and checkpoint runs";
+	case FOR_MLP | FOR_ATB | FOR_CKPT | FOR_DEC: return "the MLP, ATB, checkpoint and decoder runs";
 	default: return "?";
 	}
 }
@@ -211,7 +234,7 @@ static const char *takers_text(unsigned who)
 static const char *framework_name(const struct command *cmd)
 {
 	static const char *const names[] = { "pytorch", "mindspore", "mindspore-pytorch", "verl-fsdp", "verl-megatron",
-					     "atb", "config-check", "checkpoint" };
+					     "atb", "config-check", "checkpoint", "decoder" };
 	return names[cmd->framework];
 }
 
@@ -330,6 +353,12 @@ static void parse_options(struct command *cmd, int argc, char **argv)
 			break;
 		case OPT_EXPERTS:
 			cmd->experts = (int)opt_number(&spec, "--experts", arg, 1, 1024);
+			break;
+		case OPT_PRECISION:
+			cmd->precision = opt_choice(&spec, c, arg);
+			break;
+		case OPT_FAULT_LAYER:
+			cmd->fault_layer = (int)opt_number(&spec, "--fault-layer", arg, 0, GENDEC_MAX_LAYERS - 1);
 			break;
 		}
 		note_given(cmd, c);
@@ -479,6 +508,43 @@ static void ckpt_options(const struct command *cmd, struct genckpt_config *k)
 	k->outdir = cfg->outdir;
 }
 
+/* The decoder generator's configuration from the command line, or a usage error for what it does not take. */
+static void decoder_options(const struct command *cmd, struct gendec_config *g)
+{
+	const struct gen_config *cfg = &cmd->mlp;
+	const char *problem;
+
+	gendec_config_init(g);
+	refuse_others(cmd, FOR_DEC);
+	if (cfg->task == GEN_TASK_MD5)
+		opt_usage_error(&spec, "--mode md5 is not written for --framework decoder: statistics or tensor");
+	if (cmd->fault && gendec_fault_parse(cmd->fault) < 0)
+		opt_usage_error(&spec, "unknown --fault kind for --framework decoder: %s (%s)", cmd->fault,
+				GENDEC_FAULT_CHOICES);
+	if (cmd->fault)
+		g->fault = (enum gendec_fault)gendec_fault_parse(cmd->fault);
+	g->tensors = cfg->task == GEN_TASK_TENSOR;
+	/* the options the MLP shares, where given; its defaults are not the decoder's */
+	for (size_t i = 0; i < cmd->ngiven; i++)
+		switch (cmd->given[i]) {
+		case OPT_PRECISION: g->precision = (enum gendec_precision)cmd->precision; break;
+		case OPT_FAULT_LAYER: g->fault_layer = cmd->fault_layer; break;
+		case OPT_RANKS: g->ranks = cfg->ranks; break;
+		case OPT_LAYERS: g->layers = cfg->layers; break;
+		case OPT_WIDTH: g->width = cfg->width; break;
+		case OPT_BATCH: g->seq = cfg->batch; break;
+		}
+	if (g->ranks > GENDEC_MAX_RANKS || g->layers > GENDEC_MAX_LAYERS || g->width > GENDEC_MAX_WIDTH ||
+	    g->seq > GENDEC_MAX_SEQ)
+		opt_usage_error(&spec, "--framework decoder takes at most --ranks %d, --layers %d, --width %d, --batch %d",
+				GENDEC_MAX_RANKS, GENDEC_MAX_LAYERS, GENDEC_MAX_WIDTH, GENDEC_MAX_SEQ);
+	g->fault_rank = cfg->fault_rank;
+	g->seed = cfg->seed;
+	g->outdir = cfg->outdir;
+	if ((problem = gendec_config_problem(g)))
+		opt_usage_error(&spec, "%s", problem);
+}
+
 int main(int argc, char **argv)
 {
 	struct command cmd;
@@ -489,6 +555,12 @@ int main(int argc, char **argv)
 		struct genckpt_config k;
 		ckpt_options(&cmd, &k);
 		genckpt_write(&k);
+		return PROBE_OK;
+	}
+	if (cmd.framework == FW_DECODER) {
+		struct gendec_config g;
+		decoder_options(&cmd, &g);
+		gendec_write(&g);
 		return PROBE_OK;
 	}
 	if (cmd.framework == FW_CONFIG_CHECK) {

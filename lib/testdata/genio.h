@@ -1,8 +1,9 @@
 /*
- * genio.h: what the dump generators share (gendump.c, genverl.c), for them
- * only: deterministic random numbers, the statistics msprobe writes for a
- * tensor, the JSON text of Python's json.dump(obj, f, indent=1) streamed
- * to a file, and directories made on the way to a file.
+ * genio.h: what the dump generators share (gendump.c, genverl.c, genatb.c,
+ * genckpt.c, genpack.c, gendecoder.c), for them only: deterministic random
+ * numbers, the statistics msprobe writes for a tensor, the JSON text of
+ * Python's json.dump(obj, f, indent=1) streamed to a file, and directories
+ * made on the way to a file.
  *
  * Errors: like the generators, these end the process with status 2 and the
  * reason on stderr when a file cannot be written (msg.h's die()).
