@@ -22,6 +22,29 @@
  * side's element bytes (row-major, this machine's byte order) so that
  * identical tensors can be recognised across records.
  *
+ * Two floating tensors of different dtypes (float64, float32, float16,
+ * bfloat16; not float8, complex, integers or bool) and the same shape
+ * before squeeze, such as a bfloat16 target of mixed precision against a
+ * float32 golden, are "widened": no bitwise answer exists (comparable and
+ * same are false), but our numbers are taken on both sides' values widened
+ * to double (exact for these types).  An element differs when its widened
+ * values differ: by their bits, so -0 against +0 differs (with 0 ulps and
+ * max_abs 0), as its bytes do in a comparable pair; NaN against NaN (any
+ * payload) counts as equal, equal infinities too.  max_abs is |t - g| in
+ * double; a NaN against a number, or an infinity against anything else,
+ * is inf apart (max_abs and max_ulp) and never passes a band.  Units in
+ * the last place are those of the coarser of the two dtypes at the golden
+ * value: ulp(g) = 2^(max(e, emin) - p + 1) for |g| in [2^e, 2^(e+1)) (0:
+ * e = emin), p the dtype's significand bits (bfloat16 8, float16 11,
+ * float32 24, float64 53) and emin its least normal exponent (bfloat16
+ * and float32 -126, float16 -14, float64 -1022), the larger of the two dtypes' ulp(g) being the
+ * coarser's (bfloat16's against float32 or float64; against float16
+ * bfloat16's except below 2^-17).  An element's distance is |t - g| /
+ * ulp(g), a real number (a bfloat16 target 3.0 against a float32 golden
+ * 3.03125 is 2 bfloat16 ulps apart).  t_absmax and g_absmax, the largest
+ * magnitude of each side's finite elements, let a caller form the
+ * relative measure max_abs / g_absmax of a comparable or widened pair.
+ *
  * Identical tensors are recognised from their bytes and take msprobe's
  * results for identical data without the arithmetic.  Two float32 or
  * bfloat16 tensors of the same shape are read once: hashes, our
@@ -47,22 +70,32 @@ struct tmetric {
 	/* ours */
 	bool comparable;        /* same dtype and same shape (before squeeze): a bitwise answer exists */
 	bool same;              /* comparable and every element's bytes equal */
-	int64_t ndiff;          /* comparable: elements whose bytes differ */
-	int64_t first_diff;     /* comparable: row-major index of the first, -1 when none */
+	bool widened;           /* not comparable, but both floating (float64, float32, float16, bfloat16) of
+				   different dtypes and the same shape (before squeeze): the numbers below are
+				   taken on the values widened to double (see above) */
+	int64_t ndiff;          /* comparable: elements whose bytes differ; widened: whose widened values
+				   differ (NaN against NaN equal); else 0 */
+	int64_t first_diff;     /* comparable or widened: row-major index of the first, -1 when none */
 	double max_ulp;         /* comparable: largest |a - b| in ulps of the dtype (integers: in units); inf when
-				   a NaN meets a number or infinities differ */
+				   a NaN meets a number or infinities differ; widened: largest |t - g| / ulp(g)
+				   in the coarser dtype's ulps (above), inf as for max_abs; else 0 */
 	uint64_t t_hash, g_hash; /* XXH3-64 of each side's element bytes */
-	double max_abs;         /* comparable: max |t - g| over the elements as float64 (inf: a NaN against a
-				   number; 0 when the same; -1 when not comparable) */
+	double max_abs;         /* comparable or widened: max |t - g| over the elements as float64 (inf: a NaN
+				   against a number, differing infinities; 0 when none differ); -1 otherwise */
 	int64_t numel;          /* the target's elements */
-	int64_t nbeyond;        /* comparable: differing elements outside the band (all of them without one) */
+	int64_t nbeyond;        /* comparable or widened: differing elements outside the band (all of them
+				   without one); else 0 */
+	double t_absmax, g_absmax; /* comparable or widened: the largest |x| over each side's finite elements
+				   (0 when it has none; complex: the real part, as max_abs reads it; bool: 0
+				   or 1); -1 otherwise */
 };
 
 /*
  * A tolerance band for our verdict: an element that differs passes when
  * |t - g| <= atol + rtol * |g|, or when it is at most `ulps` units in the
- * last place away (each test only when its numbers are > 0).  A NaN or an
- * infinity the other side does not have never passes.
+ * last place away (each test only when its numbers are > 0; a widened
+ * pair's values and ulps as above).  A NaN or an infinity the other side
+ * does not have never passes.
  */
 struct tm_band {
 	double rtol, atol, ulps;

@@ -23,7 +23,8 @@ static inline bool same_results(const struct tmetric *a, const struct tmetric *b
 	       a->comparable == b->comparable && a->same == b->same && a->ndiff == b->ndiff &&
 	       a->first_diff == b->first_diff && !memcmp(&a->max_ulp, &b->max_ulp, sizeof(double)) &&
 	       a->t_hash == b->t_hash && a->g_hash == b->g_hash && !memcmp(&a->max_abs, &b->max_abs, sizeof(double)) &&
-	       a->numel == b->numel && a->nbeyond == b->nbeyond;
+	       a->numel == b->numel && a->nbeyond == b->nbeyond && a->widened == b->widened &&
+	       !memcmp(&a->t_absmax, &b->t_absmax, sizeof(double)) && !memcmp(&a->g_absmax, &b->g_absmax, sizeof(double));
 }
 
 /* t and g (contiguous, no band) compared every way into m[]; whether all agree with m[WAY_WIDEST]. */
