@@ -124,10 +124,11 @@ _probe_first() {
 	--atol) return ;;
 	--ulps) return ;;
 	--cos-min) return ;;
+	--budget-factor) return ;;
 	--where) return ;;
 	esac
 	if [[ $cur == -* ]]; then
-		COMPREPLY=($(compgen -W "-n --count --format --rtol --atol --ulps --cos-min --where --partial --nonfinite --msprobe -h --help --version" -- "$cur"))
+		COMPREPLY=($(compgen -W "-n --count --format --rtol --atol --ulps --cos-min --budget-factor --bitwise --explain --where --partial --nonfinite --msprobe -h --help --version" -- "$cur"))
 		return
 	fi
 	_probe_files "$cur"

@@ -27,7 +27,9 @@
 #   probe-check  Compares the dumps and prints probe-first's text report:
 #                  probe-flatten TARGET | probe-match GOLDEN | probe-stack | probe-first --format text
 #                Succeeds when probe-first finds no divergence and every pair was
-#                compared (exit status 0; the report says "no divergence").  Fails
+#                compared (exit status 0; the report says "no divergence", or "within
+#                rounding" when every difference is one rounding explains: see
+#                PROBE_ROUNDING to refuse those, or "no divergence beyond the band").  Fails
 #                when it finds one (status 1: the report of the first divergence,
 #                the rank that started it first, with the user's line, the Python
 #                stack and the module chain when probe-stack found stack.json and
@@ -55,6 +57,13 @@
 #                    directory (required)
 #   PROBE_GOLDEN     the golden run's dump, of the same kind (required)
 #   PROBE_BINDIR     the directory of the probe tools; empty (the default): found on PATH
+#   PROBE_ROUNDING   accept (the default): a run whose every difference is within
+#                    probe-first's rounding budget passes ("within rounding"); refuse:
+#                    any difference fails (probe-first --bitwise), for two runs that
+#                    must be the same bit for bit (the same hardware and kernels)
+#   PROBE_BUDGET_FACTOR
+#                    probe-first --budget-factor: how many times its rounding budget a
+#                    difference may be before it is a divergence (default 8)
 #   PROBE_RTOL       probe-first --rtol: a relative tolerance band
 #   PROBE_ATOL       probe-first --atol: an absolute tolerance band
 #   PROBE_ULPS       probe-first --ulps: tensor elements within N units in the last place
@@ -96,6 +105,8 @@ probe_mk_recipeprefix := $(.RECIPEPREFIX)
 PROBE_TARGET ?=
 PROBE_GOLDEN ?=
 PROBE_BINDIR ?=
+PROBE_ROUNDING ?= accept
+PROBE_BUDGET_FACTOR ?=
 PROBE_RTOL ?=
 PROBE_ATOL ?=
 PROBE_ULPS ?=
@@ -132,7 +143,9 @@ probe_opt = $(if $(2),$(1) $(call probe_q,$(2)))
 probe_first_opts = $(call probe_opt,-n,$(PROBE_N)) $(call probe_opt,--rtol,$(PROBE_RTOL)) \
 	$(call probe_opt,--atol,$(PROBE_ATOL)) $(call probe_opt,--ulps,$(PROBE_ULPS)) \
 	$(call probe_opt,--cos-min,$(PROBE_COS_MIN)) $(call probe_opt,--where,$(PROBE_WHERE)) \
-	$(probe_partial) $(PROBE_FIRST_FLAGS)
+	$(call probe_opt,--budget-factor,$(PROBE_BUDGET_FACTOR)) $(probe_rounding) $(probe_partial) $(PROBE_FIRST_FLAGS)
+probe_rounding = $(if $(filter refuse,$(PROBE_ROUNDING)),--bitwise,$(if $(filter-out accept,$(PROBE_ROUNDING)),$(error \
+	probe.mk: PROBE_ROUNDING is accept or refuse, not '$(PROBE_ROUNDING)')))
 probe_partial = $(if $(filter yes,$(PROBE_PARTIAL)),--partial,$(if \
 	$(filter-out no,$(PROBE_PARTIAL)),$(error probe.mk: PROBE_PARTIAL is yes or no, not '$(PROBE_PARTIAL)')))
 probe_stack_stage = $(if $(filter yes,$(PROBE_STACKS)),| $(PROBE_STACK) $(PROBE_STACK_FLAGS),$(if \

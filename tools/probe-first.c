@@ -13,7 +13,7 @@
 #include <math.h>
 #include <unistd.h>
 
-enum { OPT_FORMAT = 256, OPT_NONFINITE, OPT_MSPROBE, OPT_PARTIAL, OPT_WHERE };
+enum { OPT_FORMAT = 256, OPT_NONFINITE, OPT_MSPROBE, OPT_PARTIAL, OPT_WHERE, OPT_BITWISE, OPT_FACTOR, OPT_EXPLAIN };
 
 static const struct opt_spec options[] = {
 	{ 'n', 'n', "count", "N", "report the first N divergences of each rank (default 1)", NULL, 0 },
@@ -24,6 +24,12 @@ static const struct opt_spec options[] = {
 	  0 },
 	{ OPT_BAND_COS_MIN, 0, "cos-min", "X", "a tensor pair whose msprobe Cosine is at least X does not diverge", NULL,
 	  0 },
+	{ OPT_FACTOR, 0, "budget-factor", "F",
+	  "a difference is a divergence when it is over F times what rounding explains there (default 8)", NULL, 0 },
+	{ OPT_BITWISE, 0, "bitwise", NULL,
+	  "no rounding budget: the first difference of any size is the answer", NULL, 0 },
+	{ OPT_EXPLAIN, 0, "explain", NULL,
+	  "with each rank's first divergence, the leaves before it judged rounding and their budgets", NULL, 0 },
 	{ OPT_WHERE, 0, "where", "JQ",
 	  "report only the divergences whose record the jq filter JQ chooses; every leaf still counts", NULL, 0 },
 	{ OPT_PARTIAL, 0, "partial", NULL,
@@ -38,8 +44,8 @@ static const struct opt_spec options[] = {
 
 static const struct tool_spec spec = {
 	.name = "probe-first",
-	.synopsis = "[-n N] [--format FORMAT] [--rtol X] [--atol X] [--ulps N] [--cos-min X] [--where JQ] [--partial] [--msprobe] "
-		    "[records]\n"
+	.synopsis = "[-n N] [--format FORMAT] [--budget-factor F | --bitwise | --rtol X --atol X --ulps N --cos-min X] "
+		    "[--explain] [--where JQ] [--partial] [--msprobe] [records]\n"
 		    "--nonfinite [-n N] [--format FORMAT] [--msprobe] [records]",
 	.summary = "Find where two runs start to differ: the first divergent leaf in execution order on each rank, "
 		   "whether its operator made it or received it, and the rank that started it (exit 1 when found).",
@@ -56,7 +62,7 @@ int main(int argc, char **argv)
 	struct line_sink sink;
 	struct first_stream *f;
 	const char *arg, *input;
-	bool text = false, msprobe = false;
+	bool text = false, msprobe = false, factor_given = false;
 	const char *where = NULL;
 	int c, first, r;
 
@@ -84,6 +90,18 @@ int main(int argc, char **argv)
 		case OPT_WHERE:
 			where = arg;
 			break;
+		case OPT_BITWISE:
+			fo.bitwise = true;
+			break;
+		case OPT_FACTOR:
+			fo.factor = opt_tolerance(&spec, "--budget-factor", arg);
+			if (!(fo.factor > 0))
+				opt_usage_error(&spec, "--budget-factor must be above 0: %s", arg);
+			factor_given = true;
+			break;
+		case OPT_EXPLAIN:
+			fo.explain = true;
+			break;
 		}
 	}
 	if (text)
@@ -95,6 +113,10 @@ int main(int argc, char **argv)
 		opt_usage_error(&spec, "--nonfinite looks at one run: tolerance bands do not apply");
 	if (where && !(fo.where = jqsel_new(where, &err)))
 		opt_usage_error(&spec, "--where: %s", err.buf);
+	if (factor_given && (fo.bitwise || fo.band.rtol > 0 || fo.band.atol > 0 || fo.band.ulps > 0 || fo.cos_min > 0))
+		opt_usage_error(&spec, "--budget-factor sets the rounding budget, which --bitwise and a band replace");
+	if (fo.nonfinite && (fo.bitwise || factor_given || fo.explain))
+		opt_usage_error(&spec, "--nonfinite looks at one run: the rounding budget does not apply");
 	if (fo.nonfinite && fo.where)
 		opt_usage_error(&spec, "--nonfinite reports every culprit: --where does not apply");
 	if (fo.nonfinite && fo.partial)

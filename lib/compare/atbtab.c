@@ -796,7 +796,7 @@ int atb_table_add(struct atb_table *t, const char *line, size_t len, struct strb
 {
 	struct pair p;
 	struct verdict_result v = { .reason = STRBUF_INIT };
-	const struct verdict_options vo = { t->opts.rtol, t->opts.atol };
+	const struct verdict_options vo = { t->opts.rtol, t->opts.atol, false };
 	struct strbuf a = STRBUF_INIT, b = STRBUF_INIT, problem = STRBUF_INIT;
 	struct tmetric tm;
 	struct row row = { 0 }, *kept = NULL;

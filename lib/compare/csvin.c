@@ -385,7 +385,7 @@ static int emit_row(struct csv_reading *r)
 		strbuf_addf(r->err, "%s:%llu: %s", r->path, (unsigned long long)r->row_line, why);
 		return -1;
 	}
-	verdict_pair(&lt, has_g ? &lg : NULL, &(struct verdict_options){ 0, 0 }, &r->v);
+	verdict_pair(&lt, has_g ? &lg : NULL, &(struct verdict_options){ 0, 0, false }, &r->v);
 
 	strbuf_reset(&r->rec);
 	strbuf_addstr(&r->rec, "{\"key\":");

@@ -15,6 +15,7 @@
 #include "../core/textesc.h"
 
 #include <math.h>
+#define XXH_STATIC_LINKING_ONLY /* XXH3_state_t on the stack */
 #include <xxhash.h>
 
 
@@ -25,6 +26,9 @@ struct first_stream *first_new(const struct first_options *opts)
 	if (!f->opts.n)
 		f->opts.n = 1;
 	f->banded = opts->band.rtol > 0 || opts->band.atol > 0 || opts->band.ulps > 0 || opts->cos_min > 0;
+	f->noise = !opts->nonfinite && !f->banded && !opts->bitwise;
+	if (!(f->opts.factor > 0))
+		f->opts.factor = NOISE_DEFAULT_FACTOR;
 	strbuf_init(&f->scratch, 0);
 	if (!opts->nonfinite)
 		f->alike = alike_new(&(struct alike_options){ .partial = opts->partial });
@@ -51,6 +55,10 @@ static void finding_release(struct finding *x)
 	free(x->state);
 	free(x->why);
 	free(x->what);
+	free(x->unpaired_of);
+	for (size_t i = 0; i < x->nbefore; i++)
+		free(x->before[i].name);
+	free(x->before);
 }
 
 void first_free(struct first_stream *f)
@@ -76,6 +84,17 @@ void first_free(struct first_stream *f)
 		free(rs->cur_stack);
 		free(rs->cur_construct);
 		free(rs->proc);
+		free(rs->outputs);
+		free(rs->forwards);
+		free(rs->worst_leaf);
+		free(rs->last_unpaired);
+		for (size_t i = 0; i < EXPLAIN_KEEP; i++)
+			free(rs->explain[i].name);
+		for (size_t i = 0; i < UNPAIRED_KEEP; i++) {
+			free(rs->unpaired[i].entry);
+			free(rs->unpaired[i].line);
+		}
+		strbuf_release(&rs->scalars);
 		strbuf_release(&rs->ms_in);
 		strbuf_release(&rs->ms_out);
 	}
@@ -139,6 +158,8 @@ static struct rank_state *rank_of(struct first_stream *f, const struct leafrec *
 	rs->mode = r->exec_mode;
 	rs->proc = r->rank < 0 ? leafrec_proc_folder(r) : NULL;
 	rs->inputs = INPUTS_SAME;
+	rs->any_diff_step = -1;
+	strbuf_init(&rs->scalars, 0);
 	strbuf_init(&rs->ms_in, 0);
 	strbuf_init(&rs->ms_out, 0);
 	return rs;
@@ -160,6 +181,8 @@ static bool is_output_state(const struct span *state)
 }
 
 static void ms_close_entry(struct first_stream *f, struct rank_state *rs);
+static void keep_forward(struct rank_state *rs);
+static void take_forward(struct rank_state *rs);
 
 /*
  * A leaf of (step, entry) on this rank: when it starts another operator, the
@@ -180,11 +203,20 @@ static bool enter(struct first_stream *f, struct rank_state *rs, const struct le
 	ms_close_entry(f, rs);
 	if (rs->entry_is_comm)
 		rs->comm++;
+	if (f->noise && rs->entry)
+		keep_forward(rs);
+	rs->in_rel = rs->in_abs = rs->out_rel = 0;
+	rs->in_tainted = rs->out_tainted = false;
 	free(rs->entry);
 	rs->entry = span_dup(e);
 	rs->step = r->step;
 	rs->entry_is_comm = comm_is_communication(rs->entry, strlen(rs->entry));
+	if (f->noise)
+		take_forward(rs);
 	rs->inputs = INPUTS_SAME;
+	rs->nshapes = 0;
+	rs->prev_unpaired = rs->cur_unpaired;
+	rs->cur_unpaired = true;
 	rs->ms_cur_flag = false;
 	rs->ms_in_bad = rs->ms_out_bad = false;
 	strbuf_reset(&rs->ms_in);
@@ -295,6 +327,8 @@ static void note_stack(struct rank_state *rs, const struct leafrec *r)
 struct judged {
 	struct verdict_result v;
 	struct strbuf tensor;   /* our tensor comparison, as JSON, when files were named */
+	struct tmetric tm;      /* the elements compared (have_tm) */
+	bool have_tm;
 };
 
 static const char *tensor_path(const struct leafrec *r, struct strbuf *sb)
@@ -324,7 +358,9 @@ static void tensor_json(struct strbuf *sb, const struct tmetric *tm, const char 
 	}
 	strbuf_addf(sb, "true,\"comparable\":%s,\"same\":%s", tm->comparable ? "true" : "false",
 		    tm->same ? "true" : "false");
-	if (tm->comparable)
+	if (tm->widened)
+		strbuf_addstr(sb, ",\"widened\":true");
+	if (tm->comparable || tm->widened)
 		strbuf_addf(sb, ",\"elements\":%lld,\"differ\":%lld,\"beyond_band\":%lld", (long long)tm->numel,
 			    (long long)tm->ndiff, (long long)tm->nbeyond);
 	strbuf_addch(sb, '}');
@@ -366,6 +402,10 @@ static void compare_tensors(const struct first_stream *f, const struct pair *p, 
 		tensor_close(&tt);
 	}
 	tensor_json(&j->tensor, compared ? &tm : NULL, err.buf);
+	if (compared) {
+		j->tm = tm;
+		j->have_tm = true;
+	}
 	verdict_tensor(&j->v, compared ? &tm : NULL, err.buf);
 	strbuf_release(&tp);
 	strbuf_release(&gp);
@@ -398,12 +438,19 @@ static enum verdict verdict_of_text(const struct span *s)
 
 static void judge(const struct first_stream *f, const struct pair *p, struct judged *j)
 {
-	struct verdict_options vo = { f->opts.band.rtol, f->opts.band.atol };
+	struct verdict_options vo = { f->opts.band.rtol, f->opts.band.atol, f->banded };
 	if (p->verdict.kind == SPAN_STRING && !f->banded) {
 		/* a metric record: probe-metric has judged it, tensors included */
 		j->v.verdict = verdict_of_text(&p->verdict);
 		if (p->reason.kind == SPAN_STRING)
 			span_string(&p->reason, &j->v.reason);
+		if (f->noise && j->v.verdict == VERDICT_DIFF && p->has_t && p->has_g) {
+			/* what differs, for the rounding budget */
+			struct verdict_result w = { .reason = STRBUF_INIT };
+			verdict_pair(&p->t, &p->g, &vo, &w);
+			j->v.differs = w.differs;
+			strbuf_release(&w.reason);
+		}
 		return;
 	}
 	verdict_pair(p->has_t ? &p->t : NULL, p->has_g ? &p->g : NULL, &vo, &j->v);
@@ -416,12 +463,406 @@ static bool differs_within_band(const struct judged *j)
 	return j->v.verdict == VERDICT_SAME && j->v.within_band;
 }
 
+/* ---- the rounding budget (noise.h) ------------------------------------------------- */
+
+static bool is_weight_leaf(const char *entry, const char *name, const char *state);
+
+/* A differing leaf measured against its budget. */
+struct budgeted {
+	struct noise_leaf m;
+	double own, carried, budget, ratio, reduction;
+	bool beyond;       /* a difference rounding does not explain */
+	bool tainted_in;   /* what it received carries such a difference */
+	bool seen_output;  /* an input that is an earlier output's tensor: its difference is that one's */
+};
+
+/* A span's text copied into a small buffer ("" when absent or too long). */
+static void span_copy(const struct span *s, char *buf, size_t size)
+{
+	buf[0] = '\0';
+	if (s->kind == SPAN_NONE || s->kind == SPAN_NULL || s->n >= size)
+		return;
+	memcpy(buf, s->p, s->n);
+	buf[s->n] = '\0';
+}
+
+/* What the target side of a leaf holds (dtype, shape, statistics, CRC), hashed: the same tensor seen again. */
+static uint64_t target_fingerprint(const struct leafrec *r)
+{
+	static const enum leaf_field fields[] = { LF_DTYPE, LF_SHAPE, LF_MAX, LF_MIN, LF_MEAN, LF_NORM, LF_MD5 };
+	XXH3_state_t st;
+	XXH3_64bits_reset(&st);
+	for (size_t i = 0; i < ARRAY_SIZE(fields); i++) {
+		const struct span *s = &r->f[fields[i]];
+		if (s->kind != SPAN_NONE)
+			XXH3_64bits_update(&st, s->p, s->n);
+		XXH3_64bits_update(&st, "\x1f", 1);
+	}
+	return XXH3_64bits_digest(&st) | 1;
+}
+
+/* A tensor leaf with statistics (a scalar argument has a value instead). */
+static bool has_statistics(const struct leafrec *r)
+{
+	return r->f[LF_MAX].kind != SPAN_NONE || r->f[LF_MD5].kind != SPAN_NONE;
+}
+
+static struct noise_slot *output_slot(struct rank_state *rs, uint64_t fp)
+{
+	if (!rs->outputs)
+		rs->outputs = xcalloc(NOISE_SLOTS, sizeof(*rs->outputs));
+	return &rs->outputs[fp & (NOISE_SLOTS - 1)];
+}
+
+/* The first two tensor inputs' shapes of the operator being read: its reduction length comes from them. */
+static void note_input_shape(struct rank_state *rs, const struct leafrec *r)
+{
+	if (rs->nshapes >= 2 || !span_str_eq(&r->f[LF_STATE], "input", 5) || r->f[LF_SHAPE].kind != SPAN_ARRAY)
+		return;
+	span_copy(&r->f[LF_SHAPE], rs->in_shape[rs->nshapes], sizeof(rs->in_shape[0]));
+	rs->nshapes++;
+}
+
+/*
+ * A differing leaf against its budget: an output's own rounding (its
+ * operator's reduction) and what its inputs carry; an input's cast and what
+ * the tensor carried when an earlier operator made it (the rank's largest
+ * difference when no dumped operator did); a parameter's cast, and within
+ * a step nothing else.
+ */
+static void budget_leaf(const struct first_stream *f, struct rank_state *rs, const struct pair *p,
+			const struct judged *j, struct budgeted *b)
+{
+	const struct leafrec *t = &p->t;
+	const struct span *state = &t->f[LF_STATE];
+	bool output = is_output_state(state), param = span_str_eq(state, "parameters", 10);
+	memset(b, 0, sizeof(*b));
+	if (!output && !param) {
+		/* a layer's weight passed as an argument: no dumped operator makes it either */
+		struct strbuf name = STRBUF_INIT;
+		leafrec_str(t, LF_NAME, &name);
+		param = rs->entry && is_weight_leaf(rs->entry, name.buf, "input");
+		strbuf_release(&name);
+	}
+	noise_measure(&p->t, &p->g, j->v.differs, j->have_tm ? &j->tm : NULL, &b->m);
+	b->reduction = 1;
+	if (span_str_eq(state, "parameters_grad", 15)) {
+		/* a gradient summed over what the backward pass made: any earlier difference can be in it */
+		b->own = b->m.unit;
+		b->carried = rs->max_delta;
+		b->tainted_in = rs->diffs > 0;
+	} else if (output) {
+		char shape[64];
+		span_copy(&t->f[LF_SHAPE], shape, sizeof(shape));
+		b->reduction = noise_reduction(rs->entry, rs->nshapes > 0 ? rs->in_shape[0] : "",
+					       rs->nshapes > 1 ? rs->in_shape[1] : "", shape);
+		b->own = b->m.unit * sqrt(b->reduction);
+		b->carried = noise_carried(noise_op_of(rs->entry), rs->in_rel, rs->in_abs, b->m.scale);
+		b->tainted_in = rs->in_tainted;
+	} else {
+		b->own = b->m.dtypes_differ ? b->m.unit : 0;
+		if (!param) {
+			const struct noise_slot *s = rs->outputs ? output_slot(rs, target_fingerprint(t)) : NULL;
+			if (s && s->fp == target_fingerprint(t)) {
+				b->seen_output = true;
+				b->carried = s->delta;
+				b->tainted_in = s->tainted;
+			} else {
+				b->carried = rs->max_delta;
+				b->tainted_in = rs->diffs > 0;
+			}
+		} else if (rs->any_diff_step >= 0 && t->step > rs->any_diff_step) {
+			/* the optimizer carried the last step's differences into it */
+			b->carried = rs->max_delta;
+			b->tainted_in = rs->diffs > 0 && rs->first_diff_step < t->step;
+		}
+	}
+	b->budget = b->own + b->carried;
+	b->ratio = noise_ratio(&b->m, b->budget);
+	if (b->m.kind == NOISE_STRUCTURAL) {
+		b->beyond = true;
+		b->ratio = INFINITY;
+	} else if (b->seen_output) {
+		b->beyond = false; /* the tensor an earlier operator made: nothing new here */
+	} else if (b->budget == 0) {
+		/*
+		 * nothing allows a difference (the same dtype, nothing carried); an
+		 * input after differences of no measurable size (a CRC only) is one
+		 * of them
+		 */
+		b->beyond = param || !(rs->rounding || rs->diffs);
+		b->ratio = INFINITY;
+	} else {
+		b->beyond = b->ratio > f->opts.factor;
+	}
+}
+
+/* The slot of a forward entry's name (the backward of "X.3.backward" is "X.3.forward"). */
+static struct noise_slot *forward_slot(struct rank_state *rs, const char *entry, size_t n, uint64_t *key)
+{
+	if (!rs->forwards)
+		rs->forwards = xcalloc(NOISE_SLOTS, sizeof(*rs->forwards));
+	*key = XXH3_64bits(entry, n) | 1;
+	return &rs->forwards[*key & (NOISE_SLOTS - 1)];
+}
+
+/*
+ * A forward entry done: what its inputs and outputs carried, for its
+ * backward, which works from them though its own inputs are only the
+ * gradients.
+ */
+static void keep_forward(struct rank_state *rs)
+{
+	size_t n = strlen(rs->entry);
+	uint64_t key;
+	struct noise_slot *s;
+	if (n < 8 || strcmp(rs->entry + n - 8, ".forward") || (rs->in_rel == 0 && rs->out_rel == 0 && !rs->in_tainted))
+		return;
+	s = forward_slot(rs, rs->entry, n - 8, &key);
+	*s = (struct noise_slot){ key, fmax(rs->in_rel, rs->out_rel), rs->in_abs, rs->in_tainted || rs->out_tainted };
+}
+
+/* A backward entry starts with what its forward carried. */
+static void take_forward(struct rank_state *rs)
+{
+	size_t n = strlen(rs->entry);
+	uint64_t key;
+	const struct noise_slot *s;
+	if (n < 9 || strcmp(rs->entry + n - 9, ".backward") || !rs->forwards)
+		return;
+	s = forward_slot(rs, rs->entry, n - 9, &key);
+	if (s->fp != key)
+		return;
+	rs->in_rel = s->delta;
+	rs->in_abs = s->scale;
+	rs->in_tainted = s->tainted;
+}
+
+/* What a leaf that differed leaves for the leaves after it: the operator's inputs, the output's tensor. */
+static void note_carried(struct rank_state *rs, const struct pair *p, const struct budgeted *b, bool tainted)
+{
+	const struct leafrec *t = &p->t;
+	rs->max_delta = fmax(rs->max_delta, b->m.delta);
+	if (is_output_state(&t->f[LF_STATE])) {
+		uint64_t fp = target_fingerprint(t);
+		struct noise_slot *s = output_slot(rs, fp);
+		*s = (struct noise_slot){ fp, b->m.delta, b->m.scale, tainted };
+		rs->out_rel = fmax(rs->out_rel, b->m.delta);
+		rs->out_tainted |= tainted;
+		return;
+	}
+	/* to first order, products add their inputs' relative differences, sums their absolute ones */
+	rs->in_rel += b->m.delta;
+	rs->in_abs += b->m.delta * b->m.scale;
+	rs->in_tainted |= tainted;
+}
+
+/* A leaf within its budget: counted, its difference carried on, and kept for --explain. */
+static void note_rounding(const struct first_stream *f, struct rank_state *rs, const struct pair *p,
+			  const struct budgeted *b)
+{
+	rs->rounding++;
+	note_carried(rs, p, b, false);
+	if (b->m.unit > rs->coarsest_unit) {
+		rs->coarsest_unit = b->m.unit;
+		rs->coarsest = b->m.coarser;
+	}
+	if (!is_output_state(&p->t.f[LF_STATE]) && rs->inputs == INPUTS_SAME)
+		rs->inputs = INPUTS_ROUNDING;
+	if (b->ratio > rs->worst_ratio || !rs->worst_leaf) {
+		rs->worst_ratio = b->ratio;
+		free(rs->worst_leaf);
+		rs->worst_leaf = span_dup(&p->t.f[LF_NAME]);
+	}
+	if (f->opts.explain && !rs->nfound) {
+		struct rounded *r = &rs->explain[rs->nexplain++ % EXPLAIN_KEEP];
+		free(r->name);
+		r->name = span_dup(&p->t.f[LF_NAME]);
+		r->delta = b->m.delta;
+		r->budget = b->budget;
+	}
+}
+
+/* A scalar argument that differs, a line for the report: its name, both values, the user's line when attached. */
+static void note_scalar(struct rank_state *rs, const struct pair *p, unsigned differs)
+{
+	struct strbuf sb = STRBUF_INIT;
+	if (!(differs & (1u << LF_VALUE)) || has_statistics(&p->t))
+		return;
+	rs->nscalars++;
+	if (rs->nscalars > 1000)
+		return; /* the count goes on; the report shows the first thousand */
+	leafrec_str(&p->t, LF_NAME, &sb);
+	strbuf_addbuf(&rs->scalars, &sb);
+	strbuf_addstr(&rs->scalars, "\x1f");
+	strbuf_add(&rs->scalars, p->t.f[LF_VALUE].p, p->t.f[LF_VALUE].n);
+	strbuf_addstr(&rs->scalars, "\x1f");
+	strbuf_add(&rs->scalars, p->g.f[LF_VALUE].p, p->g.f[LF_VALUE].n);
+	strbuf_addstr(&rs->scalars, "\x1f");
+	if (p->t.f[LF_WHERE].kind == SPAN_OBJECT)
+		strbuf_add(&rs->scalars, p->t.f[LF_WHERE].p, p->t.f[LF_WHERE].n);
+	strbuf_addch(&rs->scalars, '\n');
+	strbuf_release(&sb);
+}
+
+/* An output of an entry without a golden partner, kept (the last few) in case a difference enters from it. */
+static void note_unpaired(struct rank_state *rs, const struct pair *p)
+{
+	struct unpaired *u = &rs->unpaired[rs->nunpaired++ % UNPAIRED_KEEP];
+	if (!is_output_state(&p->t.f[LF_STATE]) || !has_statistics(&p->t)) {
+		rs->nunpaired--;
+		return;
+	}
+	free(u->entry);
+	free(u->line);
+	u->fp = target_fingerprint(&p->t);
+	u->entry = span_dup(&p->t.f[LF_ENTRY]);
+	u->line = xmemdupz(p->line, p->len);
+	u->len = p->len;
+	u->seq = p->t.seq;
+}
+
+/*
+ * The unpaired output a difference entering at leaf r comes from: the one
+ * holding the same target tensor, or, when the operator before r's had no
+ * golden partner, its last output; NULL when none.
+ */
+static const struct unpaired *unpaired_source(const struct rank_state *rs, const struct leafrec *r)
+{
+	uint64_t fp;
+	unsigned kept = rs->nunpaired < UNPAIRED_KEEP ? rs->nunpaired : UNPAIRED_KEEP;
+	if (!kept)
+		return NULL;
+	fp = target_fingerprint(r);
+	for (unsigned i = 0; i < kept; i++) {
+		const struct unpaired *u = &rs->unpaired[(rs->nunpaired - 1 - i) % UNPAIRED_KEEP];
+		if (u->fp == fp)
+			return u;
+	}
+	return rs->prev_unpaired ? &rs->unpaired[(rs->nunpaired - 1) % UNPAIRED_KEEP] : NULL;
+}
+
+/*
+ * A trainable tensor of a module: a parameters leaf, or a weight or bias a
+ * layer function takes after its input (Functional.linear's input.1 and
+ * input.2, conv's, embedding's, the norms').  An activation that requires
+ * grad is none of them.
+ */
+static bool is_weight_leaf(const char *entry, const char *name, const char *state)
+{
+	static const char *const layers[] = { "linear", "conv1d", "conv2d", "conv3d", "conv_transpose1d",
+					      "conv_transpose2d", "conv_transpose3d", "embedding", "layer_norm",
+					      "rms_norm", "group_norm", "batch_norm", "instance_norm", "bilinear", NULL };
+	const char *api, *dot, *tail;
+	size_t n;
+	if (!strcmp(state, "parameters"))
+		return true;
+	if (strcmp(state, "input") || !(api = strchr(entry, '.')))
+		return false;
+	api++;
+	dot = strchr(api, '.');
+	n = dot ? (size_t)(dot - api) : strlen(api);
+	if (strncmp(name, entry, strlen(entry)) || strncmp(name + strlen(entry), ".input.", 7))
+		return false;
+	tail = strrchr(name, '.');
+	if (!strcmp(tail, ".0"))
+		return false; /* input.0 is what the layer is applied to */
+	for (const char *const *l = layers; *l; l++)
+		if (strlen(*l) == n && !strncmp(api, *l, n))
+			return true;
+	return false;
+}
+
+/* "37.5 times", "0.42 of" ... a ratio for people. */
+static void add_ratio_text(struct strbuf *sb, double ratio)
+{
+	if (isinf(ratio))
+		strbuf_addstr(sb, "infinitely many times");
+	else if (ratio >= 100)
+		strbuf_addf(sb, "%.0f times", ratio);
+	else
+		strbuf_addf(sb, "%.3g times", ratio);
+}
+
+/* The budget's parts for people: "bfloat16 rounding over a reduction of 16, plus what its inputs carry". */
+static void add_budget_text(struct strbuf *sb, const struct finding *x)
+{
+	strbuf_addf(sb, "budget %.3g: ", x->budget);
+	if (x->own > 0) {
+		strbuf_addf(sb, "%s rounding", x->coarser);
+		if (x->reduction > 1)
+			strbuf_addf(sb, " over a reduction of %.0f", x->reduction);
+	} else {
+		strbuf_addf(sb, "%s, no rounding of its own", x->coarser);
+	}
+	if (x->carried > 0)
+		strbuf_addf(sb, ", plus %.3g its inputs carry", x->carried);
+}
+
+/* " (37.5 times what rounding explains: budget ...)" or, with no budget, why nothing explains it. */
+static void add_budget_clause(struct strbuf *sb, const struct finding *x)
+{
+	if (isinf(x->ratio)) {
+		strbuf_addf(sb, "; %s on both sides and nothing carried, so no rounding explains it", x->coarser);
+		return;
+	}
+	strbuf_addstr(sb, ", ");
+	add_ratio_text(sb, x->ratio);
+	strbuf_addstr(sb, " what rounding explains (");
+	add_budget_text(sb, x);
+	strbuf_addch(sb, ')');
+}
+
+/* One sentence for people on a divergence the rounding budget decided. */
+static void explain_budgeted(struct strbuf *sb, const struct rank_state *rs, const struct finding *x, bool weight)
+{
+	bool output = x->inputs != INPUTS_NA;
+	if (x->structural) {
+		strbuf_addf(sb, "%s: %s differs, which rounding cannot make", x->cause ? "the cause" : "propagated",
+			    x->structural);
+		if (x->cause && output && x->inputs == INPUTS_DIFFER)
+			strbuf_addstr(sb, "; a new difference on top of those its inputs received");
+		else if (x->cause && output)
+			strbuf_addstr(sb, "; this operator made it, its inputs and parameters differ at most by rounding");
+		else if (x->cause && weight)
+			strbuf_addstr(sb, "; a trainable tensor (a weight) going into this operator");
+		else if (x->cause && !x->parameter)
+			strbuf_addstr(sb, "; it enters here from outside the dumped operators (the caller, the data, an "
+					  "operator that is not dumped)");
+		return;
+	}
+	if (x->cause && output && x->inputs == INPUTS_DIFFER) {
+		strbuf_addstr(sb, "a cause on top of received differences: this operator made more than its inputs carry");
+		add_budget_clause(sb, x);
+	} else if (x->cause && output) {
+		strbuf_addstr(sb, "the cause: this operator made it");
+		add_budget_clause(sb, x);
+		strbuf_addstr(sb, x->inputs == INPUTS_ROUNDING ? "; its inputs and parameters differ only by rounding"
+							 : "; its inputs and parameters are the same as the golden's");
+	} else if (x->cause && (x->parameter || weight)) {
+		strbuf_addstr(sb, "the cause: a trainable tensor (a weight) going into this operator differs");
+		add_budget_clause(sb, x);
+	} else if (x->cause) {
+		strbuf_addstr(sb, "the cause: the difference enters here, from outside the dumped operators (the data, an "
+				  "operator that is not dumped)");
+		add_budget_clause(sb, x);
+	} else {
+		strbuf_addf(sb, "propagated: it carries the differences of earlier leaves (%llu on this rank before it), "
+				"at %.3g of its budget",
+			    (unsigned long long)rs->diffs, x->ratio);
+	}
+}
+
 /* One sentence for people on where a divergence comes from, its role first. */
 static char *explain(const struct rank_state *rs, const struct finding *x, bool weight, const char *comm_entry)
 {
 	struct strbuf sb = STRBUF_INIT;
 	bool output = x->inputs != INPUTS_NA;
-	if (x->same_as)
+	if (x->unpaired_of)
+		strbuf_addf(&sb, "the cause: %s has no golden partner (a hook, an inserted cast or an extra operator in the "
+				 "target); its output is what differs at %s",
+			    x->entry, x->unpaired_of);
+	else if (x->same_as)
 		strbuf_addf(&sb, "the same tensor as divergence #%zu (%s), seen again here: not a divergence of its own",
 			    x->same_as, rs->found[x->same_as - 1].name);
 	else if (x->received)
@@ -431,6 +872,8 @@ static char *explain(const struct rank_state *rs, const struct finding *x, bool 
 		strbuf_addf(&sb, "propagated: a parameter carried from step %lld, whose gradients differed (the "
 				 "optimizer's update made it differ)",
 			    (long long)x->carried_from);
+	else if (x->budgeted && !x->parameter)
+		explain_budgeted(&sb, rs, x, weight);
 	else if (x->parameter && x->n == 1 && !rs->diffs)
 		strbuf_addstr(&sb, "the cause: a parameter (a weight or bias) differs, and nothing dumped before it does");
 	else if (x->parameter)
@@ -449,7 +892,8 @@ static char *explain(const struct rank_state *rs, const struct finding *x, bool 
 	else if (output && x->inputs == INPUTS_WITHIN)
 		strbuf_addstr(&sb, "propagated: its inputs or parameters differ, within the band");
 	else
-		strbuf_addf(&sb, "propagated: carried from earlier, %zu leaves on this rank differ before it", x->n - 1);
+		strbuf_addf(&sb, "propagated: carried from earlier, %llu leaves on this rank differ before it",
+			    (unsigned long long)rs->diffs);
 	if (x->earlier_within)
 		strbuf_addf(&sb, " (%llu earlier leaves differ within the band)", (unsigned long long)x->earlier_within);
 	if (x->unchosen_before)
@@ -490,8 +934,48 @@ static size_t same_tensor_as(struct rank_state *rs, uint64_t fp, int64_t step, s
 	return created ? 0 : (size_t)s->value.u;
 }
 
+/* The leaves judged rounding just before a rank's first finding, oldest first (--explain). */
+static void take_explained(struct rank_state *rs, struct finding *x)
+{
+	size_t kept = rs->nexplain < EXPLAIN_KEEP ? (size_t)rs->nexplain : EXPLAIN_KEEP;
+	x->before = xcalloc(kept ? kept : 1, sizeof(*x->before));
+	for (size_t i = 0; i < kept; i++) {
+		struct rounded *r = &rs->explain[(rs->nexplain - kept + i) % EXPLAIN_KEEP];
+		x->before[i] = *r;
+		r->name = NULL;
+	}
+	x->nbefore = kept;
+}
+
+/* The finding is the output of an entry without a golden partner, whose tensor is where the difference entered. */
+static void take_unpaired(struct finding *x, const struct unpaired *u)
+{
+	struct pair up;
+	struct strbuf err = STRBUF_INIT;
+	x->unpaired_of = x->name;
+	free(x->line);
+	free(x->entry);
+	free(x->state);
+	free(x->verdict);
+	free(x->reason);
+	free(x->tensor_json);
+	x->tensor_json = NULL;
+	x->line = xmemdupz(u->line, u->len);
+	x->len = u->len;
+	x->entry = xstrdup(u->entry);
+	x->state = xstrdup("output");
+	x->verdict = xstrdup("unmatched");
+	x->reason = xstrdup("no golden leaf with this key");
+	x->name = pair_parse(&up, u->line, u->len, &err) == 0 && up.has_t ? span_dup(&up.t.f[LF_NAME]) : xstrdup(u->entry);
+	x->seq = u->seq;
+	x->inputs = INPUTS_NA;
+	x->budgeted = false;
+	x->structural = NULL;
+	strbuf_release(&err);
+}
+
 static void keep_finding(struct first_stream *f, struct rank_state *rs, const struct pair *p, struct judged *j,
-			 bool computed)
+			 bool computed, const struct budgeted *b)
 {
 	const struct leafrec *r = &p->t;
 	const struct span *state = &r->f[LF_STATE];
@@ -526,15 +1010,47 @@ static void keep_finding(struct first_stream *f, struct rank_state *rs, const st
 	x->unchosen_before = rs->unchosen;
 	x->comm_before = rs->comm;
 	x->in_comm = rs->entry_is_comm;
-	x->received = x->in_comm && x->inputs == INPUTS_SAME && span_str_eq(state, "output", 6);
-	/* an output is made here when its operator's inputs were the same; anything else when nothing differed yet */
-	if (x->same_as)
-		x->cause = false;
-	else if (x->parameter)
-		x->cause = x->carried_from < 0; /* within a step no dumped operator makes a parameter */
-	else
-		x->cause = !x->received && (x->inputs == INPUTS_NA ? !rs->diffs : x->inputs == INPUTS_SAME);
-	x->why = explain(rs, x, r->f[LF_REQUIRES_GRAD].kind == SPAN_TRUE && !is_output_state(state), rs->entry);
+	if (b) {
+		/* the budget decides: beyond it is a cause wherever it is, within it a carried difference */
+		x->budgeted = true;
+		x->structural = b->m.structural;
+		x->delta = b->m.delta;
+		x->budget = b->budget;
+		x->ratio = b->ratio;
+		x->own = b->own;
+		x->carried = b->carried;
+		x->reduction = b->reduction;
+		x->unit = b->m.unit;
+		x->coarser = b->m.coarser;
+		x->rounding_before = rs->rounding;
+		x->received = x->in_comm && !b->tainted_in && span_str_eq(state, "output", 6);
+		if (x->same_as)
+			x->cause = false;
+		else if (x->parameter)
+			x->cause = b->beyond && !b->tainted_in;
+		else
+			x->cause = b->beyond && !x->received;
+		if (x->parameter && !x->cause && x->carried_from < 0 && rs->any_diff_step >= 0 && r->step > rs->any_diff_step)
+			x->carried_from = rs->any_diff_step;
+	} else {
+		x->received = x->in_comm && x->inputs == INPUTS_SAME && span_str_eq(state, "output", 6);
+		/* an output is made here when its operator's inputs were the same; anything else when nothing differed yet */
+		if (x->same_as)
+			x->cause = false;
+		else if (x->parameter)
+			x->cause = x->carried_from < 0; /* within a step no dumped operator makes a parameter */
+		else
+			x->cause = !x->received && (x->inputs == INPUTS_NA ? !rs->diffs : x->inputs == INPUTS_SAME);
+	}
+	if (x->cause && !x->parameter && x->inputs == INPUTS_NA) {
+		/* entering from outside: from an entry the golden run does not have? */
+		const struct unpaired *u = unpaired_source(rs, r);
+		if (u)
+			take_unpaired(x, u);
+	}
+	if (f->opts.explain && x->n == 1)
+		take_explained(rs, x);
+	x->why = explain(rs, x, is_weight_leaf(x->entry, x->name, x->state), rs->entry);
 	f->found++;
 }
 
@@ -551,6 +1067,7 @@ static int add_pair(struct first_stream *f, const char *line, size_t len, struct
 {
 	struct pair p;
 	struct judged j;
+	struct budgeted b;
 	struct rank_state *rs;
 	bool computed;
 
@@ -577,6 +1094,7 @@ static int add_pair(struct first_stream *f, const char *line, size_t len, struct
 		return -1;
 	enter(f, rs, &p.t, NULL);
 	rs->pairs++;
+	note_input_shape(rs, &p.t);
 	if (p.t.f[LF_MD5].kind == SPAN_STRING && (!p.has_g || p.g.f[LF_MD5].kind == SPAN_STRING) &&
 	    !span_str_eq(&p.t.f[LF_TASK], "tensor", 6))
 		f->md5 = true;
@@ -591,6 +1109,8 @@ static int add_pair(struct first_stream *f, const char *line, size_t len, struct
 		rs->ms_cur_flag = true;
 	ms_leaf_json(span_str_eq(&p.t.f[LF_STATE], "output", 6) ? &rs->ms_out : &rs->ms_in, &p.t, f->md5, false);
 
+	if (j.v.verdict != VERDICT_UNMATCHED)
+		rs->cur_unpaired = false;
 	switch (j.v.verdict) {
 	case VERDICT_SAME:
 		rs->same++;
@@ -602,6 +1122,7 @@ static int add_pair(struct first_stream *f, const char *line, size_t len, struct
 		break;
 	case VERDICT_UNMATCHED:
 		rs->unmatched++;
+		note_unpaired(rs, &p);
 		break;
 	case VERDICT_GOLDEN_ONLY:
 		rs->golden_only++;
@@ -612,6 +1133,18 @@ static int add_pair(struct first_stream *f, const char *line, size_t len, struct
 		break;
 	case VERDICT_DIFF:
 		rs->diff++;
+		if (rs->any_diff_step < 0)
+			rs->any_diff_step = p.t.step;
+		if (p.has_g)
+			note_scalar(rs, &p, j.v.differs);
+		if (f->noise) {
+			budget_leaf(f, rs, &p, &j, &b);
+			if (!b.beyond && !b.tainted_in) {
+				note_rounding(f, rs, &p, &b);
+				break;
+			}
+			note_carried(rs, &p, &b, true);
+		}
 		if (rs->nfound < f->opts.n) {
 			int chosen = f->opts.where ? jqsel_match(f->opts.where, line, len, err) : 1;
 			if (chosen < 0) {
@@ -620,7 +1153,7 @@ static int add_pair(struct first_stream *f, const char *line, size_t len, struct
 				return -1;
 			}
 			if (chosen)
-				keep_finding(f, rs, &p, &j, computed);
+				keep_finding(f, rs, &p, &j, computed, f->noise ? &b : NULL);
 			else
 				rs->unchosen++;
 		}
@@ -897,6 +1430,7 @@ static const char *inputs_name(int inputs)
 	case INPUTS_SAME: return "same";
 	case INPUTS_DIFFER: return "differ";
 	case INPUTS_WITHIN: return "within_band";
+	case INPUTS_ROUNDING: return "within_rounding";
 	default: return NULL;
 	}
 }
@@ -910,6 +1444,55 @@ const char *first_role_name(const struct first_stream *f, const struct finding *
 	if (f->opts.nonfinite)
 		return x->inputs == INPUTS_NA ? "enters" : "culprit";
 	return x->cause ? "cause" : "propagated";
+}
+
+/* A number of ours: JSON's, or "inf". */
+static void add_real(struct strbuf *out, double x)
+{
+	if (isinf(x))
+		strbuf_addstr(out, "\"inf\"");
+	else
+		strbuf_addf(out, "%.6g", x);
+}
+
+/* The rounding budget that decided a finding (probe-records(5)): "rounding":{...}. */
+static void write_budget(const struct first_stream *f, const struct finding *x, struct strbuf *out)
+{
+	strbuf_addf(out, ",\"rounding_before\":%llu,\"rounding\":{", (unsigned long long)x->rounding_before);
+	if (x->structural) {
+		strbuf_addstr(out, "\"structural\":");
+		jsonw_str(out, x->structural);
+	} else {
+		strbuf_addstr(out, "\"delta\":");
+		add_real(out, x->delta);
+		strbuf_addstr(out, ",\"budget\":");
+		add_real(out, x->budget);
+		strbuf_addstr(out, ",\"ratio\":");
+		add_real(out, x->ratio);
+		strbuf_addstr(out, ",\"own\":");
+		add_real(out, x->own);
+		strbuf_addstr(out, ",\"carried\":");
+		add_real(out, x->carried);
+		strbuf_addf(out, ",\"reduction\":%.0f", x->reduction);
+	}
+	strbuf_addstr(out, ",\"dtype\":");
+	jsonw_str(out, x->coarser ? x->coarser : "");
+	strbuf_addstr(out, ",\"factor\":");
+	add_real(out, f->opts.factor);
+	if (x->nbefore || (f->opts.explain && x->n == 1)) {
+		strbuf_addstr(out, ",\"before\":[");
+		for (size_t i = 0; i < x->nbefore; i++) {
+			strbuf_addstr(out, i ? ",{\"leaf\":" : "{\"leaf\":");
+			jsonw_str(out, x->before[i].name);
+			strbuf_addstr(out, ",\"delta\":");
+			add_real(out, x->before[i].delta);
+			strbuf_addstr(out, ",\"budget\":");
+			add_real(out, x->before[i].budget);
+			strbuf_addch(out, '}');
+		}
+		strbuf_addch(out, ']');
+	}
+	strbuf_addch(out, '}');
 }
 
 static void write_finding(const struct first_stream *f, const struct finding *x, struct strbuf *out)
@@ -955,6 +1538,12 @@ static void write_finding(const struct first_stream *f, const struct finding *x,
 	}
 	if (f->banded)
 		strbuf_addf(out, ",\"earlier_within_band\":%llu", (unsigned long long)x->earlier_within);
+	if (x->unpaired_of) {
+		strbuf_addstr(out, ",\"unpaired_source_of\":");
+		jsonw_str(out, x->unpaired_of);
+	}
+	if (x->budgeted)
+		write_budget(f, x, out);
 	if (f->opts.where)
 		strbuf_addf(out, ",\"not_chosen_before\":%llu", (unsigned long long)x->unchosen_before);
 	strbuf_addf(out, ",\"comm_ops_before\":%llu,\"in_comm\":%s,\"started_here\":%s,\"why\":",
@@ -986,6 +1575,37 @@ void first_mark_at(const struct first_stream *f, size_t i, struct first_mark *m)
 	memset(m, 0, sizeof(*m));
 }
 
+uint64_t first_rounding(const struct first_stream *f)
+{
+	uint64_t n = 0;
+	for (size_t i = 0; i < f->nranks; i++)
+		n += f->ranks[i].rounding;
+	return n;
+}
+
+static uint64_t within_band_total(const struct first_stream *f)
+{
+	uint64_t n = 0;
+	for (size_t i = 0; i < f->nranks; i++)
+		n += f->ranks[i].within;
+	return n;
+}
+
+const char *first_answer(const struct first_stream *f)
+{
+	uint64_t compared, total;
+	if (first_status(f) == PROBE_DIFFERENT)
+		return "divergence";
+	first_counts(f, &compared, &total);
+	if (compared < total)
+		return "incomplete";
+	if (f->noise && first_rounding(f))
+		return "within_rounding";
+	if (f->banded && within_band_total(f))
+		return "within_band";
+	return "no_divergence";
+}
+
 static void write_summary(const struct first_stream *f, struct strbuf *out)
 {
 	bool first = true;
@@ -1011,6 +1631,10 @@ static void write_summary(const struct first_stream *f, struct strbuf *out)
 				    (unsigned long long)rs->golden_only, (unsigned long long)rs->unreadable);
 		if (f->banded && !f->opts.nonfinite)
 			strbuf_addf(out, ",\"within_band\":%llu", (unsigned long long)rs->within);
+		if (f->noise)
+			strbuf_addf(out, ",\"rounding\":%llu", (unsigned long long)rs->rounding);
+		if (!f->opts.nonfinite && rs->nscalars)
+			strbuf_addf(out, ",\"scalars_differ\":%llu", (unsigned long long)rs->nscalars);
 		strbuf_addstr(out, ",\"first\":");
 		if (rs->nfound)
 			jsonw_str(out, rs->found[0].entry);
@@ -1048,12 +1672,13 @@ static void write_summary(const struct first_stream *f, struct strbuf *out)
 		strbuf_addch(out, '}');
 	if (!f->opts.nonfinite) {
 		uint64_t compared, total;
-		int status = first_status(f);
 		first_counts(f, &compared, &total);
 		strbuf_addf(out, ",\"compared\":%llu,\"total\":%llu,\"answer\":\"%s\",\"partial\":%s",
-			    (unsigned long long)compared, (unsigned long long)total,
-			    status == PROBE_DIFFERENT ? "divergence" : compared < total ? "incomplete" : "no_divergence",
+			    (unsigned long long)compared, (unsigned long long)total, first_answer(f),
 			    alike_partial(f->alike) || (compared < total && alike_accepted(f->alike)) ? "true" : "false");
+		if (f->noise)
+			strbuf_addf(out, ",\"rounding\":%llu,\"factor\":%.6g", (unsigned long long)first_rounding(f),
+				    f->opts.factor);
 	}
 	strbuf_addstr(out, "}}\n");
 }

@@ -11,6 +11,21 @@
  * without a band the records' own verdict is used; otherwise the verdict
  * is worked out here (tensor files are read when the pairs name them).
  *
+ * Rounding (noise.h): two runs on other kernels or in mixed precision
+ * differ nearly everywhere.  Without a band and without opts.bitwise, a
+ * leaf whose difference is within its rounding budget (and whose inputs
+ * carry nothing beyond theirs) is counted as rounding, not reported; the
+ * first leaf beyond its budget, or with a structural difference (a shape,
+ * a scalar argument, a dtype that is not float to float, a non-finite
+ * value on one side), is the cause, and what carries it after is
+ * propagated unless it is beyond its own budget again (a new cause on top
+ * of a received one).  A run whose every difference is rounding has the
+ * answer "within_rounding": not a divergence, and not "the same".
+ *
+ * An entry without a golden partner (a hook, an inserted cast) whose
+ * output is the tensor where a difference enters next is named as that
+ * difference's cause.
+ *
  * Each divergence is placed: the cause when nothing earlier on its rank
  * diverged and, for an output, its operator's inputs and parameters were
  * the same as the golden's (the operator made the difference), or, for
@@ -71,6 +86,17 @@ struct first_options {
 	bool nonfinite;       /* one run: the first inf/nan */
 	bool msprobe;         /* keep what first_write_msprobe() needs (an entry's worth per operator) */
 	bool partial;         /* accept a partial comparison (alike.h): --partial */
+	/*
+	 * The rounding budget (noise.h), on by default for two runs without a
+	 * band: a leaf whose difference rounding explains is counted, not a
+	 * divergence.  bitwise: off, the first difference of any size is the
+	 * answer.  factor: how far beyond its budget a difference must be
+	 * (0: NOISE_DEFAULT_FACTOR).  explain: keep, for each rank's first
+	 * divergence, the leaves judged rounding just before it.
+	 */
+	bool bitwise;
+	double factor;
+	bool explain;
 	/*
 	 * --where: report only the divergences whose record (as it came in)
 	 * the filter chooses; every leaf still counts for their roles.  NULL:

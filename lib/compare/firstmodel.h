@@ -10,6 +10,7 @@
 #include "first.h"
 #include "alike.h"
 #include "verdict.h"
+#include "noise.h"
 #include "../records/pair.h"
 #include "../core/strmap.h"
 
@@ -36,9 +37,42 @@ struct finding {
 	char *why;              /* one sentence for people */
 	char *what;             /* nonfinite: which statistics are not finite */
 	bool started;           /* its rank started it (the first finding of a starting rank) */
+	/* the rounding budget that decided it (noise.h), when the stream has one */
+	bool budgeted;
+	const char *structural; /* what differs that rounding cannot make (static), or NULL */
+	double delta, budget, ratio, own, carried, reduction, unit;
+	const char *coarser;    /* the coarser dtype's name (static) */
+	uint64_t rounding_before; /* leaves of its rank within the budget before it */
+	char *unpaired_of;      /* it is the output of an entry without a golden partner: the leaf where it differs */
+	struct rounded *before; /* --explain: the leaves judged rounding just before it (nbefore, oldest first) */
+	size_t nbefore;
 };
 
-enum { INPUTS_NA = -1, INPUTS_DIFFER = 0, INPUTS_SAME = 1, INPUTS_WITHIN = 2 };
+enum { INPUTS_NA = -1, INPUTS_DIFFER = 0, INPUTS_SAME = 1, INPUTS_WITHIN = 2, INPUTS_ROUNDING = 3 };
+
+/* A leaf judged rounding, for --explain. */
+struct rounded {
+	char *name;
+	double delta, budget;
+};
+#define EXPLAIN_KEEP 16
+
+/* A recent output's target side (its fingerprint) and how far it was from the golden. */
+struct noise_slot {
+	uint64_t fp;
+	double delta, scale;
+	bool tainted;
+};
+#define NOISE_SLOTS 4096
+
+/* A recent output of an entry without a golden partner (a hook, an inserted cast). */
+struct unpaired {
+	uint64_t fp;            /* its target side's fingerprint */
+	char *entry, *line;     /* the entry, the pair record */
+	size_t len;
+	int64_t seq;
+};
+#define UNPAIRED_KEEP 8
 
 /* msprobe's view of one entry (its -da rule, or overflow_check's), for --msprobe. */
 struct ms_entry {
@@ -84,11 +118,38 @@ struct rank_state {
 	struct strbuf ms_in, ms_out; /* its data_info parts */
 	char *cur_stack, *cur_construct; /* its frames and module chain, when attached (probe-stack) */
 	bool ms_in_bad, ms_out_bad;
+	/* the rounding budget (noise.h): the operator being read */
+	double in_rel, in_abs;   /* its inputs' and parameters' largest delta, and largest delta times scale */
+	bool in_tainted;         /* one of them carries a difference beyond rounding */
+	double out_rel;          /* its outputs' largest delta so far */
+	bool out_tainted;
+	char in_shape[2][64];    /* the shapes of its first two tensor inputs ("": unknown) */
+	int nshapes;
+	/* so far */
+	double max_delta;        /* the largest delta of a leaf that differed */
+	int64_t any_diff_step;   /* the first step with a difference of any size (-1: none) */
+	uint64_t rounding;       /* leaves within the budget, not carrying a difference beyond it */
+	double coarsest_unit;    /* the coarsest dtype among them, and its name (static) */
+	const char *coarsest;
+	double worst_ratio;      /* the largest delta / budget among them, and its leaf */
+	char *worst_leaf;
+	struct noise_slot *outputs; /* recent outputs by fingerprint (NOISE_SLOTS) */
+	struct noise_slot *forwards; /* recent forward entries by their name's hash: what their backward works from */
+	struct rounded explain[EXPLAIN_KEEP]; /* --explain: the last leaves judged rounding before its first finding */
+	uint64_t nexplain;
+	struct strbuf scalars;   /* the scalar arguments that differ, a line each (for the report) */
+	uint64_t nscalars;
+	struct unpaired unpaired[UNPAIRED_KEEP];
+	unsigned nunpaired;      /* kept so far (the last UNPAIRED_KEEP in a ring) */
+	bool prev_unpaired;      /* the entry before the one being read had no golden partner */
+	bool cur_unpaired;       /* the one being read has none so far */
+	char *last_unpaired;     /* the last entry without a partner */
 };
 
 struct first_stream {
 	struct first_options opts;
 	bool banded;
+	bool noise;              /* the rounding budget decides (no band, not --bitwise, two runs) */
 	struct rank_state *ranks; /* after first_finish(): by folder (exec_mode), then rank */
 	size_t nranks, ranks_alloc;
 	bool md5;                /* msprobe's mode: md5 (for the -da rule) */
@@ -106,6 +167,10 @@ void first_counts(const struct first_stream *f, uint64_t *compared, uint64_t *to
 size_t first_folder_end(const struct first_stream *f, size_t i);
 /* Whether the rank's first finding is one of those that started it (decided by first_finish()). */
 bool first_rank_started(const struct rank_state *rs);
+/* The summary's answer: divergence, incomplete, within_rounding, within_band, no_divergence. */
+const char *first_answer(const struct first_stream *f);
+/* Leaves within the rounding budget over the ranks. */
+uint64_t first_rounding(const struct first_stream *f);
 /* The finding's role as the records name it: cause, propagated, received, same_tensor; culprit or enters (--nonfinite). */
 const char *first_role_name(const struct first_stream *f, const struct finding *x);
 

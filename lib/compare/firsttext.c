@@ -156,16 +156,13 @@ static const char *in_folder(const struct first_stream *f, size_t lo, char buf[2
 	return buf;
 }
 
-/* "FILE:LINE in FUNCTION: CODE", the user's line probe-stack attached ("" when none). */
-static void where_text(const struct finding *x, struct strbuf *out)
+/* A "where" object's text as "FILE:LINE in FUNCTION: CODE" added to out. */
+static void where_object_text(const char *text, size_t n, struct strbuf *out)
 {
-	struct strbuf w = STRBUF_INIT;
 	static const char *const keys[] = { "file", "line", "function", "code" };
 	struct span v[4];
 	struct rs_iter it;
-	strbuf_reset(out);
-	leaf_field_text(x, LF_WHERE, &w);
-	if (w.len && rs_begin(&it, w.buf, w.len) == 0 && rs_fields(&it, keys, 4, v) == 0 &&
+	if (n && rs_begin(&it, text, n) == 0 && rs_fields(&it, keys, 4, v) == 0 &&
 	    v[0].kind == SPAN_STRING) {
 		struct strbuf part = STRBUF_INIT;
 		span_string(&v[0], &part);
@@ -184,7 +181,26 @@ static void where_text(const struct finding *x, struct strbuf *out)
 		}
 		strbuf_release(&part);
 	}
+}
+
+/* "FILE:LINE in FUNCTION: CODE", the user's line probe-stack attached ("" when none). */
+static void where_text(const struct finding *x, struct strbuf *out)
+{
+	struct strbuf w = STRBUF_INIT;
+	strbuf_reset(out);
+	leaf_field_text(x, LF_WHERE, &w);
+	where_object_text(w.buf, w.len, out);
 	strbuf_release(&w);
+}
+
+/* A scalar's line: "    at FILE:LINE in FUNCTION: CODE". */
+static void add_where_object(struct strbuf *out, const char *text, size_t n)
+{
+	struct strbuf sb = STRBUF_INIT;
+	where_object_text(text, n, &sb);
+	if (sb.len)
+		strbuf_addf(out, "    at %s\n", sb.buf);
+	strbuf_release(&sb);
 }
 
 /* "NAME (state, dtype [shape])" */
@@ -212,7 +228,7 @@ static void add_differences(const struct first_stream *f, const struct finding *
 	struct pair p;
 	struct strbuf err = STRBUF_INIT, reason = STRBUF_INIT;
 	struct verdict_result v = { .reason = STRBUF_INIT };
-	struct verdict_options vo = { f->opts.band.rtol, f->opts.band.atol };
+	struct verdict_options vo = { f->opts.band.rtol, f->opts.band.atol, f->banded };
 	size_t before = out->len;
 	const char *tensor;
 	if (x->reason)
@@ -285,6 +301,81 @@ static void add_atb_next(struct strbuf *out, const struct finding *x, struct str
 	}
 }
 
+/* The rounding budget's numbers: "rounding delta 0.12, budget 0.0031 (own 0.0027, carried 0.0004), 38.7 times; factor 8". */
+static void add_budget_line(const struct first_stream *f, const struct finding *x, struct strbuf *out)
+{
+	strbuf_addf(out, "  rounding delta %.3g, budget %.3g (%s", x->delta, x->budget, x->coarser);
+	if (x->reduction > 1)
+		strbuf_addf(out, " over %.0f", x->reduction);
+	strbuf_addf(out, ": %.3g; carried: %.3g), ", x->own, x->carried);
+	if (isinf(x->ratio))
+		strbuf_addstr(out, "no rounding allowed here");
+	else
+		strbuf_addf(out, "%.3g times", x->ratio);
+	strbuf_addf(out, "; divergence over %g times\n", f->opts.factor);
+}
+
+/* --explain: the leaves judged rounding just before a rank's first divergence. */
+static void add_explained(const struct finding *x, struct strbuf *out)
+{
+	strbuf_addf(out, "  before   %llu leaves of this rank differ within rounding before it; the last %zu:\n",
+		    (unsigned long long)x->rounding_before, x->nbefore);
+	for (size_t i = 0; i < x->nbefore; i++) {
+		const struct rounded *r = &x->before[i];
+		strbuf_addstr(out, "           ");
+		add_text(out, r->name);
+		strbuf_addf(out, ": delta %.3g, budget %.3g (%.2g of it)\n", r->delta, r->budget,
+			    r->budget > 0 ? r->delta / r->budget : 0.0);
+	}
+}
+
+/* The scalar arguments that differ (all of them, a line each, with the user's line when attached). */
+static void write_scalars(const struct first_stream *f, size_t lo, size_t hi, struct strbuf *out)
+{
+	uint64_t n = 0;
+	for (size_t i = lo; i < hi; i++)
+		n += f->ranks[i].nscalars;
+	if (!n)
+		return;
+	strbuf_addf(out, "\nscalar arguments that differ (%llu):\n", (unsigned long long)n);
+	for (size_t i = lo; i < hi; i++) {
+		const struct rank_state *rs = &f->ranks[i];
+		const char *p = rs->scalars.buf, *end = p + rs->scalars.len;
+		while (p < end) {
+			const char *nl = memchr(p, '\n', (size_t)(end - p));
+			const char *part[4];
+			size_t len[4];
+			int k = 0;
+			const char *q = p;
+			if (!nl)
+				break;
+			while (k < 4) {
+				const char *sep = k < 3 ? memchr(q, '\x1f', (size_t)(nl - q)) : nl;
+				if (!sep)
+					sep = nl;
+				part[k] = q;
+				len[k] = (size_t)(sep - q);
+				k++;
+				q = sep < nl ? sep + 1 : nl;
+			}
+			strbuf_addstr(out, "  ");
+			add_rank_label(out, f, rs->mode, rs->rank);
+			strbuf_addstr(out, ": ");
+			text_escape(out, part[0], len[0], 0);
+			strbuf_addstr(out, ": target ");
+			text_escape(out, part[1], len[1], 0);
+			strbuf_addstr(out, ", golden ");
+			text_escape(out, part[2], len[2], 0);
+			strbuf_addch(out, '\n');
+			if (len[3])
+				add_where_object(out, part[3], len[3]);
+			p = nl + 1;
+		}
+		if (rs->nscalars > 1000)
+			strbuf_addf(out, "  (and %llu more on this rank)\n", (unsigned long long)(rs->nscalars - 1000));
+	}
+}
+
 /* One divergence (or culprit), in full. */
 static void write_finding_text(const struct first_stream *f, const struct rank_state *rs, const struct finding *x,
 			       const char *ranks, struct strbuf *out, struct strbuf *sb)
@@ -309,6 +400,10 @@ static void write_finding_text(const struct first_stream *f, const struct rank_s
 	else
 		add_differences(f, x, out);
 	strbuf_addf(out, "  verdict  %s\n", x->why);
+	if (x->budgeted && !x->structural)
+		add_budget_line(f, x, out);
+	if (x->nbefore)
+		add_explained(x, out);
 	add_frames(out, x);
 	leaf_field_text(x, LF_TYPE, sb);
 	if (x->n == 1 && !strcmp(sb->buf, "atb.Tensor"))
@@ -341,11 +436,14 @@ static size_t received_alike(const struct first_stream *f, size_t i, bool *taken
 
 static void write_rank_tail(const struct first_stream *f, const struct rank_state *rs, struct strbuf *out)
 {
-	if (!f->opts.nonfinite && rs->nfound)
-		strbuf_addf(out, "  then     %llu leaves differ in all on this rank; %llu same, %llu unmatched, "
-				 "%llu golden-only, %llu unreadable\n",
-			    (unsigned long long)rs->diff, (unsigned long long)rs->same, (unsigned long long)rs->unmatched,
+	if (!f->opts.nonfinite && rs->nfound) {
+		strbuf_addf(out, "  then     %llu leaves differ in all on this rank", (unsigned long long)rs->diff);
+		if (f->noise && rs->rounding)
+			strbuf_addf(out, " (%llu of them within rounding)", (unsigned long long)rs->rounding);
+		strbuf_addf(out, "; %llu same, %llu unmatched, %llu golden-only, %llu unreadable\n",
+			    (unsigned long long)rs->same, (unsigned long long)rs->unmatched,
 			    (unsigned long long)rs->golden_only, (unsigned long long)rs->unreadable);
+	}
 	if (f->opts.nonfinite && rs->nfound)
 		strbuf_addf(out, "  then     %llu operators fed by inf/nan passed it on\n",
 			    (unsigned long long)rs->propagators);
@@ -405,6 +503,35 @@ static void write_completeness(const struct first_stream *f, size_t lo, size_t h
 	strbuf_release(&note);
 }
 
+/* The dtypes whose rounding the ranks [lo, hi) were judged against, as "bfloat16 and float32 rounding". */
+static const char *coarsest_text(const struct first_stream *f, size_t lo, size_t hi)
+{
+	double unit = -1;
+	const char *name = "float32";
+	for (size_t i = lo; i < hi; i++)
+		if (f->ranks[i].coarsest_unit > unit) {
+			unit = f->ranks[i].coarsest_unit;
+			name = f->ranks[i].coarsest ? f->ranks[i].coarsest : name;
+		}
+	return name;
+}
+
+/* The leaf that came closest to its budget among those judged rounding. */
+static void write_closest(const struct first_stream *f, size_t lo, size_t hi, struct strbuf *out)
+{
+	const struct rank_state *best = NULL;
+	for (size_t i = lo; i < hi; i++)
+		if (f->ranks[i].worst_leaf && (!best || f->ranks[i].worst_ratio > best->worst_ratio))
+			best = &f->ranks[i];
+	if (!best)
+		return;
+	strbuf_addstr(out, "  closest  ");
+	add_text(out, best->worst_leaf);
+	strbuf_addf(out, " on ");
+	add_rank_label(out, f, best->mode, best->rank);
+	strbuf_addf(out, ": %.3g times its budget (a divergence from %g times)\n", best->worst_ratio, f->opts.factor);
+}
+
 /*
  * The answer first, for the ranks [lo, hi) (all, or a folder's): who started
  * it, where, what it is, the user's line; the other ranks in a line each.
@@ -418,6 +545,15 @@ static void write_lead(const struct first_stream *f, size_t lo, size_t hi, struc
 	for (size_t i = lo; i < hi; i++) {
 		with += f->ranks[i].nfound > 0;
 		starters += first_rank_started(&f->ranks[i]);
+	}
+	if (f->noise) {
+		uint64_t rounding = 0;
+		for (size_t i = lo; i < hi; i++)
+			rounding += f->ranks[i].rounding;
+		if (rounding)
+			strbuf_addf(out, "differences on %llu leaves are consistent with rounding (%s, factor %g); the first "
+					 "beyond it:\n",
+				    (unsigned long long)rounding, coarsest_text(f, lo, hi), f->opts.factor);
 	}
 	strbuf_addf(out, "%s%s on %zu of %zu rank%s; started on ", f->opts.nonfinite ? "inf/nan" : "divergence",
 		    in_folder(f, lo, fb), with, nranks, nranks == 1 ? "" : "s");
@@ -477,7 +613,7 @@ static void write_report_text(const struct first_stream *f, struct strbuf *out);
 /* Nothing found in the ranks [lo, hi) (all, or a folder's). */
 static void write_nothing_found(const struct first_stream *f, size_t lo, size_t hi, struct strbuf *out)
 {
-	uint64_t compared, total;
+	uint64_t compared, total, rounding = 0, within = 0;
 	size_t nranks = hi - lo;
 	char fb[24];
 	if (f->opts.nonfinite) {
@@ -485,7 +621,22 @@ static void write_nothing_found(const struct first_stream *f, size_t lo, size_t 
 		return;
 	}
 	range_counts(f, lo, hi, &compared, &total);
-	if (compared == total)
+	for (size_t i = lo; i < hi; i++) {
+		rounding += f->ranks[i].rounding;
+		within += f->ranks[i].within;
+	}
+	if (compared == total && rounding) {
+		strbuf_addf(out, "within rounding%s: all %llu pairs of %zu rank%s compared; %llu leaves differ, each within "
+				 "what rounding explains (%s, factor %g), none beyond it\n",
+			    in_folder(f, lo, fb), (unsigned long long)total, nranks, nranks == 1 ? "" : "s",
+			    (unsigned long long)rounding, coarsest_text(f, lo, hi), f->opts.factor);
+		write_closest(f, lo, hi, out);
+	} else if (compared == total && within)
+		strbuf_addf(out, "no divergence beyond the band%s: all %llu pairs of %zu rank%s compared; %llu leaves differ "
+				 "within the band\n",
+			    in_folder(f, lo, fb), (unsigned long long)total, nranks, nranks == 1 ? "" : "s",
+			    (unsigned long long)within);
+	else if (compared == total)
 		strbuf_addf(out, "no divergence%s: all %llu pairs of %zu rank%s compared, and the same\n",
 			    in_folder(f, lo, fb), (unsigned long long)total, nranks, nranks == 1 ? "" : "s");
 	else
@@ -542,6 +693,7 @@ static void write_folder_text(const struct first_stream *f, size_t lo, size_t hi
 				write_finding_text(f, rs, &rs->found[k], k ? NULL : ranks, out, &sb);
 			write_rank_tail(f, rs, out);
 		}
+	write_scalars(f, lo, hi, out);
 	free(taken);
 	strbuf_release(&sb);
 	strbuf_release(&label);

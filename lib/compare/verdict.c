@@ -96,6 +96,30 @@ static bool same_across_frameworks(enum leaf_field f, const struct span *a, cons
 	return same;
 }
 
+static int declared_dtype(const char *s, size_t n);
+
+/* A dtype as the dump names it that is a real floating type (float64 down to float8). */
+static bool is_float_dtype(const struct span *a)
+{
+	const char *p;
+	size_t n;
+	int d;
+	if (!span_plain_string(a, &p, &n) || (d = declared_dtype(p, n)) < 0)
+		return false;
+	switch ((enum dtype)d) {
+	case DT_FLOAT64: case DT_FLOAT32: case DT_FLOAT16: case DT_BFLOAT16: case DT_FLOAT8_E4M3FN: case DT_FLOAT8_E5M2:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* Two dtypes that are both floating types (float32 and bfloat16, Float16 and float64...). */
+static bool float_to_float(const struct span *a, const struct span *b)
+{
+	return is_float_dtype(a) && is_float_dtype(b);
+}
+
 /* Whether two statistics agree within the band (bitwise when the band is 0). */
 static bool stats_agree(double t, double g, const struct verdict_options *o)
 {
@@ -133,6 +157,10 @@ void verdict_pair(const struct leafrec *t, const struct leafrec *g, const struct
 			continue;
 		if (cross && same_across_frameworks(f, a, b))
 			continue;
+		if (f == LF_DTYPE && (banded || opts->banded) && float_to_float(a, b)) {
+			out->within_band |= 1u << f;
+			continue;
+		}
 		if (is_stat(f) && verdict_stat_value(a, &x) && verdict_stat_value(b, &y)) {
 			if (x == y && signbit(x) == signbit(y) && !banded)
 				continue; /* the same number written differently, e.g. 1E5 and 100000.0 */
@@ -208,7 +236,8 @@ void verdict_tensor(struct verdict_result *out, const struct tmetric *tm, const 
 			out->verdict = VERDICT_UNREADABLE;
 		return;
 	}
-	if (!tm->comparable) {
+	/* widened: the leaves say the dtypes differ (or the band let them); files that differ where the dumps agree do not */
+	if (!tm->comparable && (!tm->widened || !((out->differs | out->within_band) & (1u << LF_DTYPE)))) {
 		/* the files' dtypes or shapes differ: the leaves' do too, and say it, or the files are a difference of their own */
 		if (!(out->differs & (1u << LF_DTYPE | 1u << LF_SHAPE))) {
 			out->differs |= 1u << LF_DATA;
@@ -222,6 +251,11 @@ void verdict_tensor(struct verdict_result *out, const struct tmetric *tm, const 
 	/* the elements decide for the statistics computed from them */
 	out->within_band |= out->differs & stats;
 	out->differs &= ~stats;
+	if (tm->widened && !tm->ndiff) {
+		/* the same values in two float types: the dtype, when it counts, is the leaves' difference */
+		out->verdict = out->differs ? VERDICT_DIFF : VERDICT_SAME;
+		return;
+	}
 	if (!tm->same && !tm->nbeyond)
 		out->within_band |= 1u << LF_DATA;
 	if (!tm->same && tm->nbeyond) {
@@ -391,7 +425,9 @@ static void add_tensor_metrics(struct strbuf *out, const struct tmetric *tm, boo
 	}
 	strbuf_addf(out, "\"compared\":true,\"comparable\":%s,\"same\":%s", tm->comparable ? "true" : "false",
 		    tm->same ? "true" : "false");
-	if (tm->comparable) {
+	if (tm->widened)
+		strbuf_addstr(out, ",\"widened\":true");
+	if (tm->comparable || tm->widened) {
 		strbuf_addf(out, ",\"elements\":%lld,\"differ\":%lld,\"beyond_band\":%lld,\"first_diff\":",
 			    (long long)tm->numel, (long long)tm->ndiff, (long long)tm->nbeyond);
 		if (tm->first_diff < 0)

@@ -7,7 +7,8 @@
  * when both leaves carry one (the task table, alike.h), a scalar
  * argument's value, the other leaf attributes, the P2P fields.
  * Tolerance bands, when asked for, apply to the statistics only: a
- * statistic passes when |t - g| <= atol + rtol * |g|.  A non-finite
+ * statistic passes when |t - g| <= atol + rtol * |g|; under a band a
+ * float-to-float dtype change is no difference of its own.  A non-finite
  * statistic the golden leaf does not have is a difference under every
  * band.  A target leaf without a golden one is "unmatched", a golden leaf
  * without a target one "golden_only"; neither ever counts as the same.
@@ -31,6 +32,12 @@ enum verdict {
 
 struct verdict_options {
 	double rtol, atol;  /* both 0: bitwise */
+	/*
+	 * A band of any kind was asked (--ulps and --cos-min too): a dtype
+	 * changed from one float type to another (float32 to bfloat16) is then
+	 * judged on the values, not a difference in itself (within_band).
+	 */
+	bool banded;
 };
 
 struct verdict_result {
@@ -57,10 +64,13 @@ bool verdict_stat_value(const struct span *s, double *out);
  * computed from them: elements that differ beyond the band make the pair
  * "diff" (field "data"), and statistics that differ only because of
  * elements within the band do not.  A pair whose files could not be read
- * is "unreadable" unless it already differs.  Two files of different
- * dtypes or shapes (tm->comparable false) are a difference, "diff", when
- * the leaves do not already differ in dtype or shape: a pair whose
- * elements could not be compared one by one is never "same".
+ * is "unreadable" unless it already differs.  Two float files of different
+ * dtypes and the same shape (tm->widened) are judged on their widened
+ * elements as comparable ones are (the dtype itself is the leaves' field,
+ * a difference unless a band made it within_band).  Other files of
+ * different dtypes or shapes (tm->comparable false) are a difference,
+ * "diff", when the leaves do not already differ in dtype or shape: a pair
+ * whose elements could not be compared one by one is never "same".
  */
 void verdict_tensor(struct verdict_result *out, const struct tmetric *tm, const char *problem);
 

@@ -118,3 +118,12 @@ ls -d no* 2> /dev/null || echo "no CSV, no temporary file"
 probe-gendump --ranks 2 two > /dev/null
 run -f "$mk" probe-csv PROBE_TARGET=two/target PROBE_GOLDEN=two/golden PROBE_CSV_DIR="per rank"
 ls "per rank" | sed 's/[0-9]\{14\}/YYYYmmddHHMMSS/'
+
+echo "# PROBE_ROUNDING: a bf16 autocast run against float32 with rounding only passes (accept, the"
+echo "# default), fails with refuse (probe-first --bitwise); another value is an error"
+probe-gendump --framework decoder --precision bf16 --fault none mix > /dev/null
+run -f "$mk" probe-check PROBE_TARGET=mix/target PROBE_GOLDEN=mix/golden PROBE_STACKS=no | sed -n -e 1p -e "\$p"
+run -f "$mk" probe-check PROBE_TARGET=mix/target PROBE_GOLDEN=mix/golden PROBE_ROUNDING=refuse | grep -e '^divergence' -e 'status'
+run -f "$mk" probe-check PROBE_TARGET=mix/target PROBE_GOLDEN=mix/golden PROBE_ROUNDING=maybe
+echo "# PROBE_BUDGET_FACTOR: a factor under what the rounding reaches makes a divergence of it"
+run -f "$mk" probe-check PROBE_TARGET=mix/target PROBE_GOLDEN=mix/golden PROBE_BUDGET_FACTOR=0.5 | grep -e '^divergence' -e 'status'
