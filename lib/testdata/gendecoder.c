@@ -346,32 +346,10 @@ struct dec_dump {
 
 static void dump_open(struct dec_dump *d, const struct gendec_config *cfg, const char *side, int rank)
 {
-	struct strbuf path = STRBUF_INIT;
 
 	*d = (struct dec_dump){ .cfg = cfg, .dir = STRBUF_INIT, .entry = STRBUF_INIT };
 	strbuf_addf(&d->dir, "%s/%s/step0/rank%d", cfg->outdir, side, rank);
-	genio_mkdirs(d->dir.buf);
-	strbuf_addf(&path, "%s/dump.json", d->dir.buf);
-	genio_json_create(&d->json, path.buf);
-	genio_json_open(&d->json, '{');
-	genio_json_key(&d->json, "task");
-	genio_json_string(&d->json, cfg->tensors ? "tensor" : "statistics");
-	genio_json_key(&d->json, "level");
-	genio_json_string(&d->json, "L1");
-	genio_json_key(&d->json, "framework");
-	genio_json_string(&d->json, "pytorch");
-	genio_json_key(&d->json, "dump_data_dir");
-	if (cfg->tensors) {
-		strbuf_reset(&path);
-		strbuf_addf(&path, "%s/dump_tensor_data", d->dir.buf);
-		genio_mkdirs(path.buf);
-		genio_json_string(&d->json, path.buf);
-	} else {
-		genio_json_token(&d->json, "null");
-	}
-	genio_json_key(&d->json, "data");
-	genio_json_open(&d->json, '{');
-	strbuf_release(&path);
+	genio_dump_begin(&d->json, d->dir.buf, "L1", "pytorch", cfg->tensors);
 }
 
 static bool site_seen_before(const struct dec_dump *d, size_t i)

@@ -371,7 +371,6 @@ struct rank_dump {
 
 static void rank_dump_open(struct rank_dump *d, const struct gen_config *cfg, const char *side, int step, int rank)
 {
-	struct strbuf path = STRBUF_INIT;
 	size_t nkeys = st_mult(STACK_KINDS, (size_t)cfg->layers + 1);
 
 	*d = (struct rank_dump){ .cfg = cfg, .dir = STRBUF_INIT, .entry = STRBUF_INIT, .ms_name = STRBUF_INIT };
@@ -383,30 +382,7 @@ static void rank_dump_open(struct rank_dump *d, const struct gen_config *cfg, co
 		d->stack_of_key[i] = NO_STACK;
 
 	strbuf_addf(&d->dir, "%s/%s/step%d/rank%d", cfg->outdir, side, step, rank);
-	genio_mkdirs(d->dir.buf);
-	strbuf_addf(&path, "%s/dump.json", d->dir.buf);
-	genio_json_create(&d->json, path.buf);
-
-	genio_json_open(&d->json, '{');
-	genio_json_key(&d->json, "task");
-	genio_json_string(&d->json, cfg->task == GEN_TASK_TENSOR ? "tensor" : "statistics");
-	genio_json_key(&d->json, "level");
-	genio_json_string(&d->json, "mix");
-	genio_json_key(&d->json, "framework");
-	genio_json_string(&d->json, d->mindspore ? "mindspore" : "pytorch");
-	genio_json_key(&d->json, "dump_data_dir");
-	if (cfg->task == GEN_TASK_TENSOR) {
-		/* the directory as the dumper was told it (compare ignores it and looks beside dump.json) */
-		strbuf_reset(&path);
-		strbuf_addf(&path, "%s/dump_tensor_data", d->dir.buf);
-		genio_mkdirs(path.buf);
-		genio_json_string(&d->json, path.buf);
-	} else {
-		genio_json_token(&d->json, "null");
-	}
-	strbuf_release(&path);
-	genio_json_key(&d->json, "data");
-	genio_json_open(&d->json, '{');
+	genio_dump_begin(&d->json, d->dir.buf, "mix", d->mindspore ? "mindspore" : "pytorch", cfg->task == GEN_TASK_TENSOR);
 }
 
 /* Does s start with prefix? */

@@ -366,3 +366,31 @@ void genio_mkdirs(const char *path)
 	strbuf_release(&sb);
 }
 
+
+void genio_dump_begin(struct genio_json *w, const char *dir, const char *level, const char *framework, bool tensors)
+{
+	struct strbuf path = STRBUF_INIT;
+	genio_mkdirs(dir);
+	strbuf_addf(&path, "%s/dump.json", dir);
+	genio_json_create(w, path.buf);
+	genio_json_open(w, '{');
+	genio_json_key(w, "task");
+	genio_json_string(w, tensors ? "tensor" : "statistics");
+	genio_json_key(w, "level");
+	genio_json_string(w, level);
+	genio_json_key(w, "framework");
+	genio_json_string(w, framework);
+	genio_json_key(w, "dump_data_dir");
+	if (tensors) {
+		/* the directory as the dumper was told it (compare ignores it and looks beside dump.json) */
+		strbuf_reset(&path);
+		strbuf_addf(&path, "%s/dump_tensor_data", dir);
+		genio_mkdirs(path.buf);
+		genio_json_string(w, path.buf);
+	} else {
+		genio_json_token(w, "null");
+	}
+	strbuf_release(&path);
+	genio_json_key(w, "data");
+	genio_json_open(w, '{');
+}

@@ -81,6 +81,13 @@ void genio_json_key(struct genio_json *w, const char *key);
 void genio_json_token(struct genio_json *w, const char *token);
 void genio_json_string(struct genio_json *w, const char *s);
 void genio_json_int(struct genio_json *w, long long v);
+/*
+ * dir/dump.json begun as msprobe's dumper begins it (dir made first): task
+ * ("tensor" or "statistics"), level, framework, dump_data_dir (with tensors
+ * dir/dump_tensor_data, made; else null), and "data" opened: the caller
+ * writes the entries, closes "data" and the object, and commits.
+ */
+void genio_dump_begin(struct genio_json *w, const char *dir, const char *level, const char *framework, bool tensors);
 /* A frame of stack.json: "File PATH, line LINE, in FUNC, \n SOURCE". */
 void genio_json_frame(struct genio_json *w, const char *path, int line, const char *func, const char *source);
 

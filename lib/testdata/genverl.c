@@ -714,32 +714,10 @@ static void module_name(const struct verl_dump *d, struct strbuf *out, int layer
 
 static void dump_open(struct verl_dump *d, const struct verl_config *cfg, enum side side, int rank)
 {
-	struct strbuf path = STRBUF_INIT;
 
 	*d = (struct verl_dump){ .cfg = cfg, .side = side, .dir = STRBUF_INIT, .entry = STRBUF_INIT };
 	strbuf_addf(&d->dir, "%s/%s/step0/rank%d", cfg->outdir, side == SIDE_INFER ? "golden" : "target", rank);
-	genio_mkdirs(d->dir.buf);
-	strbuf_addf(&path, "%s/dump.json", d->dir.buf);
-	genio_json_create(&d->json, path.buf);
-	genio_json_open(&d->json, '{');
-	genio_json_key(&d->json, "task");
-	genio_json_string(&d->json, cfg->tensors ? "tensor" : "statistics");
-	genio_json_key(&d->json, "level");
-	genio_json_string(&d->json, "L0");
-	genio_json_key(&d->json, "framework");
-	genio_json_string(&d->json, "pytorch");
-	genio_json_key(&d->json, "dump_data_dir");
-	if (cfg->tensors) {
-		strbuf_reset(&path);
-		strbuf_addf(&path, "%s/dump_tensor_data", d->dir.buf);
-		genio_mkdirs(path.buf);
-		genio_json_string(&d->json, path.buf);
-	} else {
-		genio_json_token(&d->json, "null");
-	}
-	genio_json_key(&d->json, "data");
-	genio_json_open(&d->json, '{');
-	strbuf_release(&path);
+	genio_dump_begin(&d->json, d->dir.buf, "L0", "pytorch", cfg->tensors);
 }
 
 /* The frames of a site, innermost first. */
