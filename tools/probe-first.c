@@ -54,6 +54,16 @@ static const struct tool_spec spec = {
 	.operand_flags = OPT_FILE,
 };
 
+/* --budget-factor's value: a finite number above 0. */
+static double budget_factor(const char *arg)
+{
+	char *end;
+	double x = strtod(arg, &end);
+	if (end == arg || *end || !isfinite(x) || !(x > 0))
+		opt_usage_error(&spec, "--budget-factor value is not a number above 0: %s", arg);
+	return x;
+}
+
 int main(int argc, char **argv)
 {
 	struct first_options fo = { .n = 1 };
@@ -94,9 +104,7 @@ int main(int argc, char **argv)
 			fo.bitwise = true;
 			break;
 		case OPT_FACTOR:
-			fo.factor = opt_tolerance(&spec, "--budget-factor", arg);
-			if (!(fo.factor > 0))
-				opt_usage_error(&spec, "--budget-factor must be above 0: %s", arg);
+			fo.factor = budget_factor(arg);
 			factor_given = true;
 			break;
 		case OPT_EXPLAIN:
@@ -115,6 +123,9 @@ int main(int argc, char **argv)
 		opt_usage_error(&spec, "--where: %s", err.buf);
 	if (factor_given && (fo.bitwise || fo.band.rtol > 0 || fo.band.atol > 0 || fo.band.ulps > 0 || fo.cos_min > 0))
 		opt_usage_error(&spec, "--budget-factor sets the rounding budget, which --bitwise and a band replace");
+	if (fo.explain && !fo.nonfinite &&
+	    (fo.bitwise || fo.band.rtol > 0 || fo.band.atol > 0 || fo.band.ulps > 0 || fo.cos_min > 0))
+		opt_usage_error(&spec, "--explain shows the rounding budget's decisions, which --bitwise and a band replace");
 	if (fo.nonfinite && (fo.bitwise || factor_given || fo.explain))
 		opt_usage_error(&spec, "--nonfinite looks at one run: the rounding budget does not apply");
 	if (fo.nonfinite && fo.where)

@@ -444,8 +444,8 @@ static void judge(const struct first_stream *f, const struct pair *p, struct jud
 		j->v.verdict = verdict_of_text(&p->verdict);
 		if (p->reason.kind == SPAN_STRING)
 			span_string(&p->reason, &j->v.reason);
-		if (f->noise && j->v.verdict == VERDICT_DIFF && p->has_t && p->has_g) {
-			/* what differs, for the rounding budget */
+		if (j->v.verdict == VERDICT_DIFF && p->has_t && p->has_g) {
+			/* what differs, for the rounding budget and the scalar arguments */
 			struct verdict_result w = { .reason = STRBUF_INIT };
 			verdict_pair(&p->t, &p->g, &vo, &w);
 			j->v.differs = w.differs;
@@ -466,6 +466,13 @@ static bool differs_within_band(const struct judged *j)
 /* ---- the rounding budget (noise.h) ------------------------------------------------- */
 
 static bool is_weight_leaf(const char *entry, const char *name, const char *state);
+static bool has_statistics(const struct leafrec *r);
+
+/* A scalar argument (a Python number, a bool, a string) whose value differs. */
+static bool is_scalar_difference(const struct pair *p, unsigned differs)
+{
+	return (differs & (1u << LF_VALUE)) && !has_statistics(&p->t);
+}
 
 /* A differing leaf measured against its budget. */
 struct budgeted {
@@ -562,7 +569,8 @@ static void budget_leaf(const struct first_stream *f, struct rank_state *rs, con
 	} else {
 		b->own = b->m.dtypes_differ ? b->m.unit : 0;
 		if (!param) {
-			const struct noise_slot *s = rs->outputs ? output_slot(rs, target_fingerprint(t)) : NULL;
+			const struct noise_slot *s =
+				rs->outputs && has_statistics(t) ? output_slot(rs, target_fingerprint(t)) : NULL;
 			if (s && s->fp == target_fingerprint(t)) {
 				b->seen_output = true;
 				b->carried = s->delta;
@@ -580,10 +588,19 @@ static void budget_leaf(const struct first_stream *f, struct rank_state *rs, con
 	b->budget = b->own + b->carried;
 	b->ratio = noise_ratio(&b->m, b->budget);
 	if (b->m.kind == NOISE_STRUCTURAL) {
-		b->beyond = true;
+		/*
+		 * a cause wherever it is, but for the tensor an earlier operator
+		 * made (seen again) and a change that came with what it received;
+		 * a scalar argument always: no dumped operator makes a Python number
+		 */
+		b->beyond = is_scalar_difference(p, j->v.differs) || (!b->seen_output && !b->tainted_in);
 		b->ratio = INFINITY;
 	} else if (b->seen_output) {
 		b->beyond = false; /* the tensor an earlier operator made: nothing new here */
+	} else if (!b->m.measured) {
+		/* nothing measures it (elements compared by probe-metric, no statistics): as bitwise */
+		b->beyond = !b->tainted_in;
+		b->ratio = INFINITY;
 	} else if (b->budget == 0) {
 		/*
 		 * nothing allows a difference (the same dtype, nothing carried); an
@@ -644,7 +661,10 @@ static void note_carried(struct rank_state *rs, const struct pair *p, const stru
 	const struct leafrec *t = &p->t;
 	rs->max_delta = fmax(rs->max_delta, b->m.delta);
 	if (is_output_state(&t->f[LF_STATE])) {
-		uint64_t fp = target_fingerprint(t);
+		uint64_t fp;
+		if (!has_statistics(t))
+			return;
+		fp = target_fingerprint(t);
 		struct noise_slot *s = output_slot(rs, fp);
 		*s = (struct noise_slot){ fp, b->m.delta, b->m.scale, tainted };
 		rs->out_rel = fmax(rs->out_rel, b->m.delta);
@@ -669,7 +689,7 @@ static void note_rounding(const struct first_stream *f, struct rank_state *rs, c
 	}
 	if (!is_output_state(&p->t.f[LF_STATE]) && rs->inputs == INPUTS_SAME)
 		rs->inputs = INPUTS_ROUNDING;
-	if (b->ratio > rs->worst_ratio || !rs->worst_leaf) {
+	if (isfinite(b->ratio) && (b->ratio > rs->worst_ratio || !rs->worst_leaf)) {
 		rs->worst_ratio = b->ratio;
 		free(rs->worst_leaf);
 		rs->worst_leaf = span_dup(&p->t.f[LF_NAME]);
@@ -874,6 +894,9 @@ static char *explain(const struct rank_state *rs, const struct finding *x, bool 
 			    (long long)x->carried_from);
 	else if (x->budgeted && !x->parameter)
 		explain_budgeted(&sb, rs, x, weight);
+	else if (x->scalar)
+		strbuf_addstr(&sb, "the cause: a scalar argument differs; no dumped operator makes a Python number, so it "
+				   "comes from the caller");
 	else if (x->parameter && x->n == 1 && !rs->diffs)
 		strbuf_addstr(&sb, "the cause: a parameter (a weight or bias) differs, and nothing dumped before it does");
 	else if (x->parameter)
@@ -892,8 +915,8 @@ static char *explain(const struct rank_state *rs, const struct finding *x, bool 
 	else if (output && x->inputs == INPUTS_WITHIN)
 		strbuf_addstr(&sb, "propagated: its inputs or parameters differ, within the band");
 	else
-		strbuf_addf(&sb, "propagated: carried from earlier, %llu leaves on this rank differ before it",
-			    (unsigned long long)rs->diffs);
+		strbuf_addf(&sb, "propagated: carried from earlier, %llu lea%s on this rank differ%s before it",
+			    (unsigned long long)rs->diffs, rs->diffs == 1 ? "f" : "ves", rs->diffs == 1 ? "s" : "");
 	if (x->earlier_within)
 		strbuf_addf(&sb, " (%llu earlier leaves differ within the band)", (unsigned long long)x->earlier_within);
 	if (x->unchosen_before)
@@ -1039,6 +1062,8 @@ static void keep_finding(struct first_stream *f, struct rank_state *rs, const st
 			x->cause = false;
 		else if (x->parameter)
 			x->cause = x->carried_from < 0; /* within a step no dumped operator makes a parameter */
+		else if (p->has_g && is_scalar_difference(p, j->v.differs))
+			x->cause = x->scalar = true; /* no dumped operator makes a Python number */
 		else
 			x->cause = !x->received && (x->inputs == INPUTS_NA ? !rs->diffs : x->inputs == INPUTS_SAME);
 	}

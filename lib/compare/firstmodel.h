@@ -26,6 +26,7 @@ struct finding {
 	size_t n;               /* 1 for the first on its rank */
 	bool cause;
 	bool parameter;         /* a "parameters" leaf */
+	bool scalar;            /* a scalar argument that differs (without the budget: a cause wherever it is) */
 	size_t same_as;         /* the same tensor as the rank's divergence #same_as (0: none) */
 	int64_t carried_from;   /* a parameter carried from this earlier step by the optimizer (-1: not) */
 	uint64_t unchosen_before; /* divergences of its rank before it that --where did not choose */

@@ -29,6 +29,9 @@ double noise_unit(const char *dtype, size_t n, const char **name)
 	} kinds[] = {
 		/* the longer names first: "bfloat16" holds "float16" */
 		{ "bfloat16", "bfloat16", 0x1p-8 },
+		{ "bf16", "bfloat16", 0x1p-8 }, /* ATB's names: bf16, float16, float */
+		{ "fp16", "float16", 0x1p-11 },
+		{ "fp32", "float32", 0x1p-24 },
 		{ "float8_e5m2", "float8_e5m2", 0x1p-3 },
 		{ "float8e5m2", "float8_e5m2", 0x1p-3 },
 		{ "float8", "float8_e4m3", 0x1p-4 },
@@ -144,6 +147,7 @@ static void measure_stats(const struct leafrec *t, const struct leafrec *g, unsi
 		double norm = fmax(fabs(tv[3]), fabs(gv[3]));
 		sums = fmax(sums, fabs(tv[3] - gv[3]) / norm);
 	}
+	out->measured = have[0] || have[1] || have[2] || have[3];
 	out->delta_exact = d;
 	out->delta_sums = sums;
 	out->delta = fmax(d, sums);
@@ -161,6 +165,8 @@ void noise_measure(const struct leafrec *t, const struct leafrec *g, unsigned di
 	/* the coarser of the two: an exact type on either side makes the pair exact */
 	out->unit = tu == 0 || gu == 0 ? 0 : fmax(tu, gu);
 	out->coarser = tu == 0 ? tn : gu == 0 ? gn : tu >= gu ? tn : gn;
+	if (!tk && !gk && t->f[LF_MAX].kind == SPAN_NONE && g->f[LF_MAX].kind == SPAN_NONE)
+		out->coarser = "none"; /* a scalar argument: no dtype */
 	if (differs & (1u << LF_TYPE))
 		set_structural(out, "the type");
 	if (differs & (1u << LF_SHAPE))
@@ -186,6 +192,7 @@ void noise_measure(const struct leafrec *t, const struct leafrec *g, unsigned di
 			set_structural(out, "a non-finite value on one side only");
 		else if (tm->max_abs > 0)
 			out->delta_exact = fmax(out->delta_exact, scale > 0 ? tm->max_abs / scale : INFINITY);
+		out->measured = true;
 		out->delta = fmax(out->delta_exact, out->delta_sums);
 		if (out->scale == 0)
 			out->scale = scale;

@@ -68,6 +68,8 @@ struct noise_leaf {
 	double unit;            /* unit roundoff of the coarser dtype; 0 for exact types */
 	const char *coarser;    /* that dtype's name ("bfloat16", "float32", ...; "exact" for integers) */
 	bool dtypes_differ;     /* float to float (a structural change is `structural`) */
+	bool measured;          /* some statistic both leaves have, or the elements, gave delta; false: nothing
+				   measures the difference (elements compared elsewhere, no statistics) */
 };
 
 /*

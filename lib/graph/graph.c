@@ -497,7 +497,15 @@ static void judge_side(struct grun *r, int side, enum gdata_mode mode, const str
 		/* our verdict */
 		j[i].verdict = "";
 		if (r->gdump && !matched) {
+			/* an entry the golden run lacks can still be the cause (probe-first's unpaired_source_of) */
+			struct strmap_slot *s = side ? NULL : strmap_find(&r->entries, n->name, n->name_len);
+			const struct gentryinfo *ei = s ? s->value.p : NULL;
 			j[i].verdict = "unmatched";
+			if (ei && ei->role && !strcmp(ei->role, "cause")) {
+				j[i].verdict = "first";
+				if (r->first < 0)
+					r->first = i;
+			}
 		} else if (!side) { /* (one run: the user's line, no verdict) */
 			struct strmap_slot *s = strmap_find(&r->entries, n->name, n->name_len);
 			const struct gentryinfo *ei = s ? s->value.p : NULL;
