@@ -16,21 +16,23 @@ trap 'rm -rf "$W"' EXIT
 ff=${FACTOR:+--budget-factor $FACTOR}
 noise_runs=0 false_causes=0 worst=0
 for prec in bf16 fp16 fp32-kernels; do
-	for seed in 1 2 3 4 5 6 7; do
+	for seed in 1 2 3 4 5 6 7 8 9; do
 		case $seed in
 		1|2) size="--layers 4 --width 32 --batch 8" ;;
 		3|4) size="--layers 6 --width 64 --batch 16" ;;
 		5) size="--layers 2 --width 128 --batch 32" ;;
 		6) size="--layers 8 --width 32 --batch 4 --ranks 2" ;;
-		*) size="--layers 3 --width 96 --batch 24 --mode tensor" ;;
+		7) size="--layers 3 --width 96 --batch 24 --mode tensor" ;;
+		8) size="--layers 16 --width 256 --batch 16" ;;
+		*) size="--layers 32 --width 128 --batch 16" ;;
 		esac
 		rm -rf "$W/r"
 		probe-gendump --framework decoder --precision $prec --fault none --seed $seed $size "$W/r" > /dev/null || exit 2
 		probe-flatten "$W/r/target" | probe-match "$W/r/golden" | probe-first $ff -n 1 > "$W/out"
 		noise_runs=$((noise_runs + 1))
 		answer=$(jq -r 'select(.summary) | .summary.answer' "$W/out")
-		closest=$(probe-flatten "$W/r/target" | probe-match "$W/r/golden" | probe-first --budget-factor 1e9 --explain |
-			jq -r 'select(.summary) | .summary' > /dev/null; probe-flatten "$W/r/target" | probe-match "$W/r/golden" |
+		# every leaf's ratio: with a tiny factor each differing leaf is reported with its own
+		closest=$(probe-flatten "$W/r/target" | probe-match "$W/r/golden" |
 			probe-first --budget-factor 1e-9 -n 100000 | jq -r 'select(.first_divergence) | .first_divergence.rounding.ratio // 0' |
 			grep -v inf | sort -g | tail -1)
 		if [ "$answer" != within_rounding ]; then
@@ -61,5 +63,5 @@ for prec in bf16 fp16 fp32-kernels fp32; do
 		done
 	done
 done
-echo "noise-only runs: $noise_runs, false causes: $false_causes, largest ratio to the budget: $worst (factor ${FACTOR:-8})"
+echo "noise-only runs: $noise_runs, false causes: $false_causes, largest ratio to the budget: $worst (factor ${FACTOR:-12}, the default)"
 echo "planted bugs: $planted, named first: $found"

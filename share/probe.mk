@@ -63,7 +63,7 @@
 #                    must be the same bit for bit (the same hardware and kernels)
 #   PROBE_BUDGET_FACTOR
 #                    probe-first --budget-factor: how many times its rounding budget a
-#                    difference may be before it is a divergence (default 8)
+#                    difference may be before it is a divergence (default 12)
 #   PROBE_RTOL       probe-first --rtol: a relative tolerance band
 #   PROBE_ATOL       probe-first --atol: an absolute tolerance band
 #   PROBE_ULPS       probe-first --ulps: tensor elements within N units in the last place

@@ -25,7 +25,7 @@ static const struct opt_spec options[] = {
 	{ OPT_BAND_COS_MIN, 0, "cos-min", "X", "a tensor pair whose msprobe Cosine is at least X does not diverge", NULL,
 	  0 },
 	{ OPT_FACTOR, 0, "budget-factor", "F",
-	  "a difference is a divergence when it is over F times what rounding explains there (default 8)", NULL, 0 },
+	  "a difference is a divergence when it is over F times what rounding explains there (default 12)", NULL, 0 },
 	{ OPT_BITWISE, 0, "bitwise", NULL,
 	  "no rounding budget: the first difference of any size is the answer", NULL, 0 },
 	{ OPT_EXPLAIN, 0, "explain", NULL,

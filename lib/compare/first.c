@@ -205,7 +205,7 @@ static bool enter(struct first_stream *f, struct rank_state *rs, const struct le
 		rs->comm++;
 	if (f->noise && rs->entry)
 		keep_forward(rs);
-	rs->in_rel = rs->in_abs = rs->out_rel = 0;
+	rs->in_rel = rs->in_abs = rs->out_rel = rs->in_lineage = 0;
 	rs->in_tainted = rs->out_tainted = false;
 	free(rs->entry);
 	rs->entry = span_dup(e);
@@ -481,6 +481,7 @@ struct budgeted {
 	bool beyond;       /* a difference rounding does not explain */
 	bool tainted_in;   /* what it received carries such a difference */
 	bool seen_output;  /* an input that is an earlier output's tensor: its difference is that one's */
+	double lineage;    /* the coarsest unit roundoff of the differing tensors it comes from, its own included */
 };
 
 /* A span's text copied into a small buffer ("" when absent or too long). */
@@ -558,14 +559,22 @@ static void budget_leaf(const struct first_stream *f, struct rank_state *rs, con
 		b->own = b->m.unit;
 		b->carried = rs->max_delta;
 		b->tainted_in = rs->diffs > 0;
+		b->lineage = fmax(b->m.unit, rs->max_lineage);
 	} else if (output) {
 		char shape[64];
 		span_copy(&t->f[LF_SHAPE], shape, sizeof(shape));
 		b->reduction = noise_reduction(rs->entry, rs->nshapes > 0 ? rs->in_shape[0] : "",
 					       rs->nshapes > 1 ? rs->in_shape[1] : "", shape);
 		b->own = b->m.unit * sqrt(b->reduction);
-		b->carried = noise_carried(noise_op_of(rs->entry), rs->in_rel, rs->in_abs, b->m.scale);
+		/*
+		 * what the inputs carry, and at least the rounding their values went
+		 * through: statistics see less than the elements (a product's max
+		 * pairs other elements than its inputs' max), each of which may be off
+		 * by a unit of the coarsest type it passed through
+		 */
+		b->carried = fmax(noise_carried(noise_op_of(rs->entry), rs->in_rel, rs->in_abs, b->m.scale), rs->in_lineage);
 		b->tainted_in = rs->in_tainted;
+		b->lineage = fmax(b->m.unit, rs->in_lineage);
 	} else {
 		b->own = b->m.dtypes_differ ? b->m.unit : 0;
 		if (!param) {
@@ -575,9 +584,11 @@ static void budget_leaf(const struct first_stream *f, struct rank_state *rs, con
 				b->seen_output = true;
 				b->carried = s->delta;
 				b->tainted_in = s->tainted;
+				b->lineage = s->lineage;
 			} else {
 				b->carried = rs->max_delta;
 				b->tainted_in = rs->diffs > 0;
+				b->lineage = fmax(b->m.unit, rs->max_lineage);
 			}
 		} else if (rs->any_diff_step >= 0 && t->step > rs->any_diff_step) {
 			/* the optimizer carried the last step's differences into it */
@@ -636,7 +647,8 @@ static void keep_forward(struct rank_state *rs)
 	if (n < 8 || strcmp(rs->entry + n - 8, ".forward") || (rs->in_rel == 0 && rs->out_rel == 0 && !rs->in_tainted))
 		return;
 	s = forward_slot(rs, rs->entry, n - 8, &key);
-	*s = (struct noise_slot){ key, fmax(rs->in_rel, rs->out_rel), rs->in_abs, rs->in_tainted || rs->out_tainted };
+	*s = (struct noise_slot){ key, fmax(rs->in_rel, rs->out_rel), rs->in_abs, rs->in_tainted || rs->out_tainted,
+				  rs->in_lineage };
 }
 
 /* A backward entry starts with what its forward carried. */
@@ -653,6 +665,7 @@ static void take_forward(struct rank_state *rs)
 	rs->in_rel = s->delta;
 	rs->in_abs = s->scale;
 	rs->in_tainted = s->tainted;
+	rs->in_lineage = s->lineage;
 }
 
 /* What a leaf that differed leaves for the leaves after it: the operator's inputs, the output's tensor. */
@@ -666,7 +679,8 @@ static void note_carried(struct rank_state *rs, const struct pair *p, const stru
 			return;
 		fp = target_fingerprint(t);
 		struct noise_slot *s = output_slot(rs, fp);
-		*s = (struct noise_slot){ fp, b->m.delta, b->m.scale, tainted };
+		*s = (struct noise_slot){ fp, b->m.delta, b->m.scale, tainted, b->lineage };
+		rs->max_lineage = fmax(rs->max_lineage, b->lineage);
 		rs->out_rel = fmax(rs->out_rel, b->m.delta);
 		rs->out_tainted |= tainted;
 		return;
@@ -674,6 +688,7 @@ static void note_carried(struct rank_state *rs, const struct pair *p, const stru
 	/* to first order, products add their inputs' relative differences, sums their absolute ones */
 	rs->in_rel += b->m.delta;
 	rs->in_abs += b->m.delta * b->m.scale;
+	rs->in_lineage = fmax(rs->in_lineage, b->lineage > 0 ? b->lineage : b->m.unit);
 	rs->in_tainted |= tainted;
 }
 

@@ -63,6 +63,7 @@ struct noise_slot {
 	uint64_t fp;
 	double delta, scale;
 	bool tainted;
+	double lineage;         /* the coarsest unit roundoff among the differing tensors it was made from */
 };
 #define NOISE_SLOTS 4096
 
@@ -122,12 +123,14 @@ struct rank_state {
 	/* the rounding budget (noise.h): the operator being read */
 	double in_rel, in_abs;   /* its inputs' and parameters' largest delta, and largest delta times scale */
 	bool in_tainted;         /* one of them carries a difference beyond rounding */
+	double in_lineage;       /* the coarsest unit roundoff among the differing ones' lineages */
 	double out_rel;          /* its outputs' largest delta so far */
 	bool out_tainted;
 	char in_shape[2][64];    /* the shapes of its first two tensor inputs ("": unknown) */
 	int nshapes;
 	/* so far */
 	double max_delta;        /* the largest delta of a leaf that differed */
+	double max_lineage;      /* the coarsest lineage of a differing output so far */
 	int64_t any_diff_step;   /* the first step with a difference of any size (-1: none) */
 	uint64_t rounding;       /* leaves within the budget, not carrying a difference beyond it */
 	double coarsest_unit;    /* the coarsest dtype among them, and its name (static) */

@@ -23,7 +23,9 @@
  *            reduction length (noise_reduction()); an input or a parameter:
  *            unit when its two dtypes differ (a cast), else 0.
  *   carried  the difference the operator's inputs already hold, through the
- *            operator: for products (linear, matmul, mul, div, norms) their
+ *            operator (first.c keeps it at least the unit of the coarsest
+ *            type the differing inputs' values passed through: statistics
+ *            see less than the elements): for products (linear, matmul, mul, div, norms) their
  *            largest delta; for sums (add, sub, mean, sum) their largest
  *            absolute difference over the output's scale (cancellation makes
  *            a small output carry its inputs' absolute error); for
@@ -50,7 +52,7 @@
 #include "tmetric.h"
 
 /* The default factor: measured on generated mixed-precision runs (probe-first(1), NOISE). */
-#define NOISE_DEFAULT_FACTOR 8.0
+#define NOISE_DEFAULT_FACTOR 12.0
 
 enum noise_kind {
 	NOISE_NUMERIC,     /* only values differ: delta measures it */
