@@ -17,7 +17,7 @@ complete -c probe-first -l rtol -x -d 'a statistic or element within this relati
 complete -c probe-first -l atol -x -d 'a statistic or element within this absolute tolerance does not diverge'
 complete -c probe-first -l ulps -x -d 'an element within N units in the last place of its dtype does not diverge'
 complete -c probe-first -l cos-min -x -d 'a tensor pair whose msprobe Cosine is at least X does not diverge'
-complete -c probe-first -l budget-factor -x -d 'a difference is a divergence when it is over F times what rounding explains there (default 8)'
+complete -c probe-first -l budget-factor -x -d 'a difference is a divergence when it is over F times what rounding explains there (default 12)'
 complete -c probe-first -l bitwise -d 'no rounding budget: the first difference of any size is the answer'
 complete -c probe-first -l explain -d 'with each rank\'s first divergence, the leaves before it judged rounding and their budgets'
 complete -c probe-first -l where -x -d 'report only the divergences whose record the jq filter JQ chooses; every leaf still counts'
