@@ -99,8 +99,9 @@ int main(int argc, char **argv)
 	struct graph_options go = { false, false, NULL };
 	struct yamlmap mapping = YAMLMAP_INIT;
 	struct graph_set *g;
-	struct strbuf path = STRBUF_INIT;
+	struct strbuf path = STRBUF_INIT, base = STRBUF_INIT;
 	const char *arg, *input, *output = NULL, *output_dir = NULL, *format = NULL;
+	const char *ext = NULL; /* -o DIR: the name is base ext, or base_2 ext, ... (partial.h) */
 	int c, first;
 
 	msg_set_progname(argv[0]);
@@ -160,14 +161,15 @@ int main(int argc, char **argv)
 	line_reader_close(lr);
 	progress_end();
 	if (output_dir) {
-		if (naming_output_file(output_dir, graph_is_compare(g) ? "compare" : "build", suffix_of(format), &path,
-				       &err) < 0)
+		if (naming_output_base(output_dir, graph_is_compare(g) ? "compare" : "build", &base, &err) < 0)
 			die("%s", err.buf);
+		ext = suffix_of(format);
+		strbuf_addf(&path, "%s%s", base.buf, ext);
 		output = path.buf;
 	}
 
 	if (!strcmp(format, "visdb")) {
-		if (graph_write_visdb(g, output, &err) < 0)
+		if (graph_write_visdb(g, ext ? base.buf : output, ext, &err) < 0)
 			die("%s", err.buf);
 	} else if (output && strcmp(output, "-")) {
 		struct partial *part;
@@ -185,7 +187,7 @@ int main(int argc, char **argv)
 			partial_drop(part);
 			die("cannot write %s: %s", output, strerror(errno));
 		}
-		if (partial_commit(part, &err) < 0)
+		if ((ext ? partial_commit_numbered(part, base.buf, ext, NULL, &err) : partial_commit(part, &err)) < 0)
 			die("%s", err.buf);
 	} else {
 		struct graph_out o = { emit_stdout, NULL };
@@ -197,6 +199,7 @@ int main(int argc, char **argv)
 	graph_free(g);
 	yamlmap_release(&mapping);
 	strbuf_release(&path);
+	strbuf_release(&base);
 	strbuf_release(&err);
 	return PROBE_OK;
 }

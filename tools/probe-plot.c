@@ -182,16 +182,20 @@ int main(int argc, char **argv)
 	progress_end();
 
 	if (output_dir) {
-		if (naming_output_file(output_dir, "plot", !strcmp(format, "html") ? ".html" : ".svg", &path, &err) < 0)
+		if (naming_output_base(output_dir, "plot", &path, &err) < 0)
 			die("%s", err.buf);
-		output = path.buf;
 	}
 	/* the whole picture is made before a byte of it goes out */
 	if (!strcmp(format, "html"))
 		plot_write_html(p, &doc);
 	else
 		plot_write_svg(p, &doc);
-	if (output && strcmp(output, "-")) {
+	if (output_dir) {
+		/* plot_<time>.svg, or plot_<time>_2.svg when a run of the same second has it */
+		if (partial_write_numbered(path.buf, !strcmp(format, "html") ? ".html" : ".svg", doc.buf, doc.len, NULL,
+					   &err) < 0)
+			die("%s", err.buf);
+	} else if (output && strcmp(output, "-")) {
 		if (partial_write_file(output, doc.buf, doc.len, &err) < 0)
 			die("%s", err.buf);
 	} else {

@@ -4,6 +4,7 @@
  * ../shared/reference/msprobe-precheck.md, section C).
  */
 #include "ckptio.h"
+#include "../core/source.h"
 
 #include <dirent.h>
 
@@ -324,8 +325,8 @@ static int find_iteration(struct ckpt *ck, struct strbuf *err)
 		free(tracker);
 		return 0;
 	}
-	if (!(f = fopen(tracker, "r"))) {
-		rc = msg_fail(err, tracker, "%s", strerror(errno));
+	if (!(f = source_fopen_regular(tracker, err))) {
+		rc = -1;
 		goto out;
 	}
 	read_tracker(f, &text);

@@ -918,19 +918,22 @@ static int write_file(const struct atb_table *t, const struct group *g, struct s
 	if (t->ngroups > 1)
 		strbuf_addf(&dir, "/%s/%lld", g->process, (long long)g->exec);
 	ret = partial_make_dirs(dir.buf, err);
-	strbuf_addf(&path, "%s/atb_%s_compare_result_%s.%s", dir.buf, t->mode == 1 ? "tensor" : "stats", stamp,
-		    xlsx ? "xlsx" : "csv");
+	/* the base name; the file gets it with the suffix, or _2, _3, ... first when a file has it (partial.h) */
+	strbuf_addf(&path, "%s/atb_%s_compare_result_%s", dir.buf, t->mode == 1 ? "tensor" : "stats", stamp);
 	if (!ret && !xlsx) {
 		write_csv(t, g, &csv);
-		ret = partial_write_file(path.buf, csv.buf, csv.len, err);
+		ret = partial_write_numbered(path.buf, ".csv", csv.buf, csv.len, NULL, err);
 	} else if (!ret) {
 		struct partial *part;
-		int fd = partial_create(path.buf, &part, err);
+		int fd;
+		strbuf_addstr(&path, ".xlsx");
+		fd = partial_create(path.buf, &part, err);
+		strbuf_setlen(&path, path.len - 5);
 		ret = fd < 0 ? -1 : 0;
 		if (!ret) {
 			close(fd);
 			ret = write_book(t, g, partial_tmp_name(part), dir.buf, err);
-			ret = ret ? (partial_drop(part), -1) : partial_commit(part, err);
+			ret = ret ? (partial_drop(part), -1) : partial_commit_numbered(part, path.buf, ".xlsx", NULL, err);
 		}
 	}
 	strbuf_release(&dir);

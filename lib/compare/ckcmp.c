@@ -3,6 +3,7 @@
 #include "tmetric.h"
 #include "../core/msg.h"
 #include "../core/progress.h"
+#include "../core/textesc.h"
 #include "../core/utf8.h"
 #include "../core/xalloc.h"
 #include "../json/jsonw.h"
@@ -726,7 +727,9 @@ static int cmp_worst(const void *x, const void *y)
 
 static void add_diff_line(struct strbuf *out, const struct ckcmp_result *r)
 {
-	strbuf_addf(out, "  %s  ", r->name);
+	strbuf_addstr(out, "  ");
+	text_escape_str(out, r->name, 0);
+	strbuf_addstr(out, "  ");
 	if (!r->values) {
 		strbuf_addstr(out, "shape ");
 		add_shape_text(out, r->a);
@@ -758,7 +761,9 @@ static void add_diff_line(struct strbuf *out, const struct ckcmp_result *r)
 static void add_who(struct strbuf *out, const char *label, const struct ckpt *c)
 {
 	const struct ckpt_parallel *par = ckpt_parallel(c);
-	strbuf_addf(out, "%s: %s (%s", label, ckpt_root(c), ckpt_kind_name(ckpt_kind(c)));
+	strbuf_addf(out, "%s: ", label);
+	text_escape_str(out, ckpt_root(c), 0);
+	strbuf_addf(out, " (%s", ckpt_kind_name(ckpt_kind(c)));
 	if (ckpt_kind(c) == CKPT_MEGATRON)
 		strbuf_addf(out, ", TP %lld, PP %lld, EP %lld", (long long)par->tp, (long long)par->pp, (long long)par->ep);
 	strbuf_addf(out, ", %zu parameters)\n", ckpt_count(c));
@@ -768,7 +773,7 @@ void ckcmp_text(struct strbuf *out, const struct ckcmp_result *r, size_t n, cons
 {
 	struct ckcmp_summary s;
 	const struct ckcmp_result **worst = xmalloc(st_mult(n ? n : 1, sizeof(*worst)));
-	size_t nw = 0;
+	size_t nw = 0, start = out->len;
 	ckcmp_summarize(r, n, &s);
 	if (!s.diff && !s.only_a && !s.only_b)
 		strbuf_addf(out, "same: all %zu parameters are equal, bit for bit\n", s.both);
@@ -795,10 +800,13 @@ void ckcmp_text(struct strbuf *out, const struct ckcmp_result *r, size_t n, cons
 			if (!any)
 				strbuf_addf(out, "\nonly in %s:\n", side ? "B" : "A");
 			any = true;
-			strbuf_addf(out, "  %s  ", r[i].name);
+			strbuf_addstr(out, "  ");
+			text_escape_str(out, r[i].name, 0);
+			strbuf_addstr(out, "  ");
 			add_shape_text(out, p);
 			strbuf_addch(out, '\n');
 		}
 	}
 	free(worst);
+	text_escape_tail(out, start, TEXT_KEEP_NL); /* the names above, and anything else a file put in */
 }

@@ -105,7 +105,8 @@ void ckcmp_record(struct strbuf *out, const struct ckcmp_result *r);
 void ckcmp_msprobe_json(struct strbuf *out, const struct ckcmp_result *r, size_t n, const struct ckpt *a,
 			const struct ckpt *b);
 
-/* The report for people (probe-ckpt --format text): the summary first, then what differs most. */
+/* The report for people (probe-ckpt --format text): the summary first, then what differs most; names and paths
+ * with their control characters and invalid UTF-8 made visible (textesc.h). */
 struct ckcmp_summary {
 	size_t both, same, diff, only_a, only_b;
 };

@@ -1514,18 +1514,22 @@ static int write_file(struct consist_table *t, const struct strbuf *csv, struct 
 	bool xlsx = t->opts.output == CONSIST_XLSX;
 	naming_stamp_now(stamp);
 	rank_dir(t, &dir);
-	strbuf_addf(&path, "%s/compare_result%s%s_%s.%s", t->opts.output_dir, dir.len ? "_" : "", dir.len ? dir.buf : "",
-		    stamp, xlsx ? "xlsx" : "csv");
+	/* the base name; the file gets it with the suffix, or _2, _3, ... first when a file has it (partial.h) */
+	strbuf_addf(&path, "%s/compare_result%s%s_%s", t->opts.output_dir, dir.len ? "_" : "", dir.len ? dir.buf : "",
+		    stamp);
 	if (!xlsx) {
-		ret = partial_write_file(path.buf, csv->buf, csv->len, err);
+		ret = partial_write_numbered(path.buf, ".csv", csv->buf, csv->len, NULL, err);
 	} else {
 		struct partial *part;
-		int fd = partial_create(path.buf, &part, err);
+		int fd;
+		strbuf_addstr(&path, ".xlsx");
+		fd = partial_create(path.buf, &part, err);
+		strbuf_setlen(&path, path.len - 5);
 		ret = fd < 0 ? -1 : 0;
 		if (!ret) {
 			close(fd);
 			ret = write_book(t, partial_tmp_name(part), t->opts.output_dir, err);
-			ret = ret ? (partial_drop(part), -1) : partial_commit(part, err);
+			ret = ret ? (partial_drop(part), -1) : partial_commit_numbered(part, path.buf, ".xlsx", NULL, err);
 		}
 	}
 	strbuf_release(&path);

@@ -2,6 +2,7 @@
 #include "alike.h"
 #include "../core/arena.h"
 #include "../core/msg.h"
+#include "../core/partial.h"
 #include "../dumps/flatten.h"
 #include "../json/json.h"
 #include "../json/jsonw.h"
@@ -1233,7 +1234,6 @@ static int save_derived(const struct matcher *m, struct strbuf *err)
 {
 	struct strbuf path = STRBUF_INIT, yaml = STRBUF_INIT;
 	char ts[NAMING_STAMP_SIZE];
-	FILE *f;
 	int ret = 0;
 	naming_stamp_now(ts);
 	strbuf_addf(&path, "%s/data_mapping", m->opts.save_mapping);
@@ -1243,13 +1243,11 @@ static int save_derived(const struct matcher *m, struct strbuf *err)
 		strbuf_addf(&path, "_step%lld", (long long)m->cur.step);
 	if (m->cur.rank >= 0)
 		strbuf_addf(&path, "_rank%lld", (long long)m->cur.rank);
-	strbuf_addf(&path, "_%s.yaml", ts);
+	strbuf_addf(&path, "_%s", ts);
 	layermap_write_yaml(&m->cur.derived, &yaml);
-	f = fopen(path.buf, "wb");
-	if (!f || fwrite(yaml.buf, 1, yaml.len, f) != yaml.len || fclose(f)) {
-		strbuf_addf(err, "%s: cannot write the derived data mapping: %s", path.buf, strerror(errno));
+	/* whole or not at all, and never over another run's: _2, _3, ... before .yaml when taken (partial.h) */
+	if (partial_write_numbered(path.buf, ".yaml", yaml.buf, yaml.len, NULL, err) < 0)
 		ret = -1;
-	}
 	strbuf_release(&path);
 	strbuf_release(&yaml);
 	return ret;

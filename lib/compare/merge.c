@@ -5,6 +5,7 @@
 #include "../core/msg.h"
 #include "../core/partial.h"
 #include "../core/strmap.h"
+#include "../core/textesc.h"
 #include "../core/xalloc.h"
 #include "../core/xlsxr.h"
 #include "../core/xlsxw.h"
@@ -312,6 +313,8 @@ static void keep_comm_row(struct merge *m, struct table_in *t, size_t n)
 
 static int table_row(struct merge *m, struct table_in *t, size_t n, struct strbuf *err)
 {
+	if (!t->ops) /* the readers refuse a row before the header: this holds whatever a new reader does */
+		return msg_fail(err, t->file, "a row before the header: not a compare result");
 	if (t->mres_on && mres_row(m->mres, t->vals, n, err) < 0)
 		return -1;
 	keep_comm_row(m, t, n);
@@ -330,6 +333,7 @@ static int table_end(struct merge *m, struct table_in *t, struct strbuf *err)
 struct xlsx_reading {
 	struct merge *m;
 	struct table_in *t;
+	const char *sheet;  /* the sheet being read */
 	bool first_sheet;
 	size_t ncols;
 };
@@ -353,7 +357,11 @@ static int xlsx_row(void *ctx, uint32_t row, const struct xlsxr_cell *cells, siz
 {
 	struct xlsx_reading *r = ctx;
 	if (n > MAX_COLS)
-		return msg_fail(err, r->t->file, "row %u: more than %d columns: not a compare result", row + 1, MAX_COLS);
+		return msg_fail(err, r->t->file, "sheet %s: row %u: more than %d columns: not a compare result", r->sheet,
+				row + 1, MAX_COLS);
+	if (!r->t->header_done && (row != 0 || !r->first_sheet))
+		return msg_fail(err, r->t->file, "sheet %s: row %u comes before a header row (row 1 of the first sheet): "
+				"not a compare result", r->sheet, row + 1);
 	if (row == 0) {
 		const char *h[MAX_COLS];
 		if (!r->first_sheet)
@@ -389,7 +397,10 @@ static int read_xlsx_table(struct merge *m, struct table_in *t, struct strbuf *e
 	if (!xlsxr_nsheets(x))
 		ret = msg_fail(err, t->file, "a workbook without a sheet");
 	for (size_t i = 0; !ret && i < xlsxr_nsheets(x) && (i == 0 || next_part(x, i)); i++) {
+		r.sheet = xlsxr_sheet_name(x, i);
 		ret = xlsxr_read_sheet(x, i, xlsx_row, &r, err);
+		if (!ret && i == 0 && !t->header_done)
+			ret = msg_fail(err, t->file, "sheet %s: no rows, not even a header: not a compare result", r.sheet);
 		r.first_sheet = false;
 	}
 	xlsxr_close(x);
@@ -439,6 +450,8 @@ static int read_csv_table(struct merge *m, struct table_in *t, char *const *part
 		r.file = parts[i];
 		if (csvrows_read(parts[i], max, MAX_COLS, csv_row, &r, err) < 0)
 			return -1;
+		if (!t->header_done)
+			return msg_fail(err, parts[i], "no rows, not even a header: not a compare result");
 		r.first_part = false;
 	}
 	return table_end(m, t, err);
@@ -983,27 +996,12 @@ static int write_sheets(const struct merge *m, struct xlsxw *w, struct strbuf *e
 	return ret;
 }
 
-struct book_name {
-	const char *base;
-};
-
-static void book_name(void *ctx, unsigned k, size_t i, struct strbuf *out)
-{
-	const struct book_name *b = ctx;
-	(void)i;
-	strbuf_addstr(out, b->base);
-	if (k > 1)
-		strbuf_addf(out, "_%u", k);
-	strbuf_addstr(out, ".xlsx");
-}
-
 int merge_write_xlsx(struct merge *m, const char *dir, struct strbuf *path, struct strbuf *err)
 {
 	char stamp[NAMING_STAMP_SIZE];
 	struct strbuf base = STRBUF_INIT, final = STRBUF_INIT;
 	struct xlsxw_options xo = { .tmpdir = dir };
 	struct partial *part;
-	struct book_name bn;
 	struct xlsxw *w;
 	int fd, ret;
 	naming_stamp_now(stamp);
@@ -1021,15 +1019,10 @@ int merge_write_xlsx(struct merge *m, const char *dir, struct strbuf *path, stru
 				ret = xlsxw_close(w, err);
 			xlsxw_free(w);
 		}
-		bn.base = base.buf;
 		if (!ret)
-			ret = partial_commit_unique(&part, 1, book_name, &bn, err);
+			ret = partial_commit_numbered(part, base.buf, ".xlsx", path, err);
 		else
 			partial_drop(part);
-		if (!ret) {
-			strbuf_reset(path);
-			book_name(&bn, 1, 0, path);
-		}
 	}
 	strbuf_release(&base);
 	strbuf_release(&final);
@@ -1171,13 +1164,17 @@ static void groups_ndjson(const struct merge *m, struct strbuf *out)
 	}
 }
 
+/* The names, groups and values in it come from the tables: their control characters made visible (textesc.h). */
 static void groups_text(const struct merge *m, struct strbuf *out)
 {
+	size_t start = out->len;
 	if (!m->ngroups)
 		strbuf_addstr(out, "no communication operator in the inputs\n");
 	for (size_t i = 0; i < m->ngroups; i++) {
 		const struct group_sum *g = &m->groups[i];
-		strbuf_addf(out, "group %s: ranks ", g->text);
+		strbuf_addstr(out, "group ");
+		text_escape_str(out, g->text, 0);
+		strbuf_addstr(out, ": ranks ");
 		text_ranks(out, g->members, g->nmembers);
 		strbuf_addf(out, "; %zu communication operator%s, %zu whose outputs must agree", g->ops,
 			    g->ops == 1 ? "" : "s", g->checked);
@@ -1189,24 +1186,32 @@ static void groups_text(const struct merge *m, struct strbuf *out)
 			const struct finding *f = &m->findings[k];
 			if (strcmp(f->group, g->text))
 				continue;
-			strbuf_addf(out, "  %s %s (%s): rank%s ", f->entry, f->leaf, f->golden ? "golden" : "target",
-				    f->nranks == 1 ? "" : "s");
+			strbuf_addstr(out, "  ");
+			text_escape_str(out, f->entry, 0);
+			strbuf_addch(out, ' ');
+			text_escape_str(out, f->leaf, 0);
+			strbuf_addf(out, " (%s): rank%s ", f->golden ? "golden" : "target", f->nranks == 1 ? "" : "s");
 			text_ranks(out, f->ranks, f->nranks);
 			strbuf_addstr(out, f->nranks == f->nmembers ? " all differ\n"
 				      : f->nranks == 1		  ? " differs from the others\n"
 								  : " differ from the others\n");
-			for (size_t r = 0; r < f->nmembers; r++)
-				strbuf_addf(out, "    rank %lld: %s\n", (long long)f->members[r], f->values[r]);
+			for (size_t r = 0; r < f->nmembers; r++) {
+				strbuf_addf(out, "    rank %lld: ", (long long)f->members[r]);
+				text_escape_str(out, f->values[r], 0);
+				strbuf_addch(out, '\n');
+			}
 		}
 		if (g->first_entry) {
-			strbuf_addf(out, "  the first input that differs from its golden: %s on rank%s ", g->first_entry,
-				    g->nfirst == 1 ? "" : "s");
+			strbuf_addstr(out, "  the first input that differs from its golden: ");
+			text_escape_str(out, g->first_entry, 0);
+			strbuf_addf(out, " on rank%s ", g->nfirst == 1 ? "" : "s");
 			text_ranks(out, g->first_ranks, g->nfirst);
 			strbuf_addch(out, '\n');
 		} else {
 			strbuf_addstr(out, "  every rank's inputs agree with its golden\n");
 		}
 	}
+	text_escape_tail(out, start, TEXT_KEEP_NL);
 }
 
 void merge_write_groups(const struct merge *m, bool text, struct strbuf *out)

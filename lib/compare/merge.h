@@ -76,7 +76,8 @@ void merge_write_csv(const struct merge *m, struct strbuf *out);
 /* The same as records: {"index", "name", "ranks": {"<r>": value or null}}, one per row. */
 void merge_write_ndjson(const struct merge *m, struct strbuf *out);
 
-/* The group check as records (one per finding, then one per group), or as text for people. */
+/* The group check as records (one per finding, then one per group), or as text for people (its names
+ * with their control characters and invalid UTF-8 made visible, textesc.h). */
 void merge_write_groups(const struct merge *m, bool text, struct strbuf *out);
 /* Operators whose outputs disagree within their group. */
 size_t merge_group_disagreements(const struct merge *m);

@@ -1108,27 +1108,17 @@ static int open_part(struct metric_stream *m, struct strbuf *err)
 }
 
 /*
- * The name of part i of a table at attempt k: msprobe's, then with _2, _3,
- * ... after the time when a file has it (partial_commit_unique): an earlier
- * run in the same second, or one running now, keeps its table.
+ * Every table under its name, in the order they were written: msprobe's,
+ * then with _2, _3, ... after the time when a file has it
+ * (partial_numbered_name): an earlier run in the same second, or one
+ * running now, keeps its table.
  */
-static void table_name(void *ctx, unsigned k, size_t i, struct strbuf *out)
-{
-	const struct out_table *t = ctx;
-	strbuf_addstr(out, t->base);
-	if (k > 1)
-		strbuf_addf(out, "_%u", k);
-	if (t->nparts > 1)
-		strbuf_addf(out, "_part_%zu", i + 1);
-	strbuf_addstr(out, t->ext);
-}
-
-/* Every table under its name, in the order they were written. */
 static int name_tables(struct metric_stream *m, struct strbuf *err)
 {
 	for (size_t i = 0; i < m->nout_tables; i++) {
 		struct out_table *t = &m->out_tables[i];
-		if (partial_commit_unique(t->parts, t->nparts, table_name, t, err) < 0)
+		struct partial_numbered pn = { .base = t->base, .ext = t->ext, .nparts = t->nparts };
+		if (partial_commit_unique(t->parts, t->nparts, partial_numbered_name, &pn, err) < 0)
 			return -1;
 	}
 	return 0;

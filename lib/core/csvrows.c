@@ -115,7 +115,8 @@ int csvrows_read(const char *path, size_t max_row, size_t max_cols, csvrows_fn *
 	r.row.line = 1;
 	r.row.cells = xcalloc(r.max_cols, sizeof(*r.row.cells));
 	r.row.lens = xcalloc(r.max_cols, sizeof(*r.row.lens));
-	if (!(src = source_open(path, err))) {
+	/* a regular file or standard input: a FIFO named by a path is refused, not waited on */
+	if (!(src = strcmp(path, "-") ? source_open_regular(path, err) : source_open(path, err))) {
 		free(r.row.cells);
 		free(r.row.lens);
 		return -1;

@@ -29,7 +29,11 @@ struct csvrows_row {
 /* 0 to go on; anything else stops the reading and is returned (-1: with a whole message in err). */
 typedef int csvrows_fn(void *ctx, const struct csvrows_row *row, struct strbuf *err);
 
-/* 0 at the end of the file, fn's stop value, or -1 with the message in err. */
+/*
+ * 0 at the end of the file, fn's stop value, or -1 with the message in err.
+ * path is a regular file (a FIFO or a device is refused: source_open_regular())
+ * or "-", standard input.
+ */
 int csvrows_read(const char *path, size_t max_row, size_t max_cols, csvrows_fn *fn, void *ctx, struct strbuf *err);
 
 #endif

@@ -293,19 +293,48 @@ int partial_commit_unique(struct partial *const *v, size_t n, partial_name_fn *n
 	return ret;
 }
 
+void partial_numbered_name(void *ctx, unsigned k, size_t i, struct strbuf *out)
+{
+	const struct partial_numbered *pn = ctx;
+	strbuf_addstr(out, pn->base);
+	if (k > 1)
+		strbuf_addf(out, "_%u", k);
+	if (pn->nparts > 1)
+		strbuf_addf(out, "_part_%zu", i + 1);
+	strbuf_addstr(out, pn->ext);
+}
+
+int partial_commit_numbered(struct partial *p, const char *base, const char *ext, struct strbuf *path,
+			    struct strbuf *err)
+{
+	struct partial_numbered pn = { .base = base, .ext = ext, .nparts = 1 };
+	if (partial_commit_unique(&p, 1, partial_numbered_name, &pn, err) < 0)
+		return -1;
+	if (path) {
+		strbuf_reset(path);
+		strbuf_addstr(path, p->final);
+	}
+	return 0;
+}
+
+const char *partial_final_name(const struct partial *p)
+{
+	return p->final;
+}
+
 void partial_drop(struct partial *p)
 {
 	if (atomic_exchange(&p->pending, false))
 		unlink(p->tmp);
 }
 
-int partial_write_file(const char *path, const void *data, size_t len, struct strbuf *err)
+/* data into a temporary file for path: 0 and *part, or -1 (nothing left). */
+static int write_tmp(const char *path, const void *data, size_t len, struct partial **part, struct strbuf *err)
 {
-	struct partial *part;
 	bool written;
 	FILE *f;
 	partial_init();
-	if (!(f = partial_fopen(path, &part, err)))
+	if (!(f = partial_fopen(path, part, err)))
 		return -1;
 	errno = 0;
 	written = fwrite(data, 1, len, f) == len && !fflush(f) && !ferror(f);
@@ -313,9 +342,29 @@ int partial_write_file(const char *path, const void *data, size_t len, struct st
 		written = false;
 	if (!written) {
 		strbuf_addf(err, "cannot write %s: %s", path, strerror(errno ? errno : EIO));
-		partial_drop(part);
+		partial_drop(*part);
 		return -1;
 	}
+	return 0;
+}
+
+int partial_write_numbered(const char *base, const char *ext, const void *data, size_t len, struct strbuf *path,
+			   struct strbuf *err)
+{
+	struct strbuf first = STRBUF_INIT;
+	struct partial *part;
+	int ret;
+	strbuf_addf(&first, "%s%s", base, ext);
+	ret = write_tmp(first.buf, data, len, &part, err);
+	strbuf_release(&first);
+	return ret < 0 ? -1 : partial_commit_numbered(part, base, ext, path, err);
+}
+
+int partial_write_file(const char *path, const void *data, size_t len, struct strbuf *err)
+{
+	struct partial *part;
+	if (write_tmp(path, data, len, &part, err) < 0)
+		return -1;
 	return partial_commit(part, err);
 }
 

@@ -61,6 +61,28 @@ int partial_commit(struct partial *p, struct strbuf *err);
  */
 typedef void partial_name_fn(void *ctx, unsigned k, size_t i, struct strbuf *out);
 int partial_commit_unique(struct partial *const *v, size_t n, partial_name_fn *name, void *ctx, struct strbuf *err);
+/*
+ * The rule of every file an -o DIR names by the time (probe-metric,
+ * probe-merge, probe-graph, probe-plot, probe-compare's -da file, ...):
+ * never replace one, never lose one.  partial_numbered_name() is a
+ * partial_name_fn over a struct partial_numbered: BASE EXT at attempt 1,
+ * then BASE_2 EXT, BASE_3 EXT, ...; a table in nparts > 1 files adds
+ * _part_<i+1> before EXT.  So a second run in the same second (or one
+ * running at the same time) gets _2, and both results are kept.
+ */
+struct partial_numbered {
+	const char *base, *ext; /* "DIR/compare_result_rank0_20250101120000", ".csv" */
+	size_t nparts;
+};
+void partial_numbered_name(void *ctx, unsigned k, size_t i, struct strbuf *out);
+/* One file committed under that rule; the name it got into path (when not NULL).  As partial_commit_unique(). */
+int partial_commit_numbered(struct partial *p, const char *base, const char *ext, struct strbuf *path,
+			    struct strbuf *err);
+/* partial_write_file() under that rule: the name written into path (when not NULL). */
+int partial_write_numbered(const char *base, const char *ext, const void *data, size_t len, struct strbuf *path,
+			   struct strbuf *err);
+/* The name a file has now: its final name once committed. */
+const char *partial_final_name(const struct partial *p);
 /* Forget a file without renaming it, removing tmp. */
 void partial_drop(struct partial *p);
 /*

@@ -204,17 +204,40 @@ fail:
 	return -1;
 }
 
-struct source *source_open_regular(const char *path, struct strbuf *err)
+/* source_open_regular_fd() of a path, its failure said in err (NULL: not said). */
+static int open_regular_path(const char *path, struct strbuf *err)
 {
 	struct stat st;
 	bool not_regular;
 	int fd = source_open_regular_fd(AT_FDCWD, path, 0, &st, &not_regular);
-	if (fd < 0 && not_regular)
+	if (fd < 0 && err && not_regular)
 		strbuf_addf(err, "%s: %s, not a regular file: refused (reading it could wait for ever)", path,
 			    source_kind_name(st.st_mode));
-	else if (fd < 0)
+	else if (fd < 0 && err)
 		strbuf_addf(err, "%s: cannot open: %s", path, strerror(errno));
+	return fd;
+}
+
+struct source *source_open_regular(const char *path, struct strbuf *err)
+{
+	int fd = open_regular_path(path, err);
 	return fd < 0 ? NULL : source_from_fd(path, fd, false, err);
+}
+
+FILE *source_fopen_regular(const char *path, struct strbuf *err)
+{
+	int fd = open_regular_path(path, err);
+	FILE *f;
+	if (fd < 0)
+		return NULL;
+	if (!(f = fdopen(fd, "rb"))) {
+		int e = errno;
+		close(fd);
+		if (err)
+			strbuf_addf(err, "%s: cannot open: %s", path, strerror(e));
+		errno = e;
+	}
+	return f;
 }
 
 bool source_is_regular(const struct source *src)

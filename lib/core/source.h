@@ -22,6 +22,7 @@
 #include "compat.h"
 #include "strbuf.h"
 
+#include <stdio.h>
 #include <sys/stat.h>
 
 struct source;
@@ -35,6 +36,14 @@ struct source *source_open(const char *path, struct strbuf *err);
  * ever; then read as source_open()'s (O_NONBLOCK cleared).
  */
 struct source *source_open_regular(const char *path, struct strbuf *err);
+/*
+ * The same check for a file read through stdio (a YAML mapping or config
+ * file, a workbook, an ATB .bin, a checkpoint's tracker file): every file
+ * inside a dump or named by an option is read only when it is a regular one,
+ * with the same message; NULL then (err may be NULL: nothing said, errno set
+ * when the open itself failed).  The FILE owns the descriptor; no gzip.
+ */
+FILE *source_fopen_regular(const char *path, struct strbuf *err);
 /*
  * The descriptor of the file rel (in the folder dirfd, or AT_FDCWD), read
  * only, when it is a regular file: looked at by name first (a FIFO is not

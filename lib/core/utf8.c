@@ -43,6 +43,19 @@ uint32_t utf8_code_point(const unsigned char *s, int len)
 	return cp;
 }
 
+bool utf8_page_char(uint32_t cp)
+{
+	if (cp < 0x20)
+		return cp == '\t' || cp == '\n' || cp == '\r';
+	if (cp >= 0x7f && cp <= 0x9f)
+		return false;
+	if (cp >= 0xd800 && cp <= 0xdfff)
+		return false;
+	if (cp >= 0xfdd0 && cp <= 0xfdef)
+		return false;
+	return (cp & 0xfffe) != 0xfffe && cp <= 0x10ffff;
+}
+
 bool utf8_valid(const char *s, size_t n)
 {
 	const unsigned char *p = (const unsigned char *)s, *end = p + n;

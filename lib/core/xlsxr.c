@@ -1,5 +1,6 @@
 #include "xlsxr.h"
 #include "msg.h"
+#include "source.h"
 #include "xalloc.h"
 
 #include <expat.h>
@@ -589,17 +590,18 @@ static int read_shared(struct xlsxr *x, const char *part, struct strbuf *err)
 static int check_file(struct xlsxr *x, struct strbuf *err)
 {
 	struct stat st;
-	FILE *f = fopen(x->path, "rb");
-	if (!f)
-		return fail(x, err, "cannot open: %s", strerror(errno));
+	FILE *f;
+	if (!stat(x->path, &st) && S_ISDIR(st.st_mode))
+		return fail(x, err, "a directory, not an .xlsx workbook");
+	/* a regular file only: minizip's open of a FIFO would wait for a writer for ever */
+	if (!(f = source_fopen_regular(x->path, err)))
+		return -1;
 	if (fstat(fileno(f), &st) < 0) {
 		int e = errno;
 		fclose(f);
 		return fail(x, err, "cannot open: %s", strerror(e));
 	}
 	fclose(f);
-	if (S_ISDIR(st.st_mode))
-		return fail(x, err, "a directory, not an .xlsx workbook");
 	if (!st.st_size)
 		return fail(x, err, "an empty file, not an .xlsx workbook");
 	return 0;

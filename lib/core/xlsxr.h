@@ -78,7 +78,7 @@ struct xlsxr_cell {
 
 struct xlsxr;
 
-/* NULL with "PATH: why" in err. */
+/* NULL with "PATH: why" in err; only a regular file is opened (a FIFO is refused, not waited on). */
 struct xlsxr *xlsxr_open(const char *path, struct strbuf *err);
 size_t xlsxr_nsheets(const struct xlsxr *x);
 /* Sheet i's name in workbook order (0-based); NULL when i is out of range. */

@@ -1,4 +1,5 @@
 #include "yamlmap.h"
+#include "source.h"
 #include "xalloc.h"
 
 #include <yaml.h>
@@ -12,12 +13,10 @@ static int fail_at(struct strbuf *err, const char *path, const yaml_mark_t *mark
 int yaml_load_file(const char *path, yaml_document_t *doc, struct strbuf *err)
 {
 	yaml_parser_t parser;
-	FILE *f = fopen(path, "rb");
+	FILE *f = source_fopen_regular(path, err);
 	int ret = 0;
-	if (!f) {
-		strbuf_addf(err, "%s: cannot open: %s", path, strerror(errno));
+	if (!f)
 		return -1;
-	}
 	yaml_parser_initialize(&parser);
 	yaml_parser_set_input_file(&parser, f);
 	if (!yaml_parser_load(&parser, doc)) {
@@ -34,15 +33,13 @@ int yamlmap_load(struct yamlmap *m, const char *path, struct strbuf *err)
 {
 	yaml_parser_t parser;
 	yaml_event_t ev;
-	FILE *f = fopen(path, "rb");
+	FILE *f = source_fopen_regular(path, err);
 	int depth = 0, ret = 0;
 	char *key = NULL;
 	bool seen_root = false;
 
-	if (!f) {
-		strbuf_addf(err, "%s: cannot open: %s", path, strerror(errno));
+	if (!f)
 		return -1;
-	}
 	yaml_parser_initialize(&parser);
 	yaml_parser_set_input_file(&parser, f);
 	for (;;) {
@@ -193,15 +190,13 @@ int yamllists_load(struct yamllists *l, const char *path, struct strbuf *err)
 {
 	yaml_parser_t parser;
 	yaml_event_t ev;
-	FILE *f = fopen(path, "rb");
+	FILE *f = source_fopen_regular(path, err);
 	int depth = 0, ret = 0;
 	char *key = NULL;
 	bool seen_root = false, in_list = false;
 
-	if (!f) {
-		strbuf_addf(err, "%s: cannot open: %s", path, strerror(errno));
+	if (!f)
 		return -1;
-	}
 	yaml_parser_initialize(&parser);
 	yaml_parser_set_input_file(&parser, f);
 	while (!ret) {

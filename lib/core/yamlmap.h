@@ -29,7 +29,9 @@ int yamlmap_load(struct yamlmap *m, const char *path, struct strbuf *err);
 /*
  * The first YAML document of path as a tree, into doc (the caller
  * yaml_document_delete()s it; the file is closed).  Returns 0, or -1 with
- * "FILE: cannot open: why" or "FILE:LINE:COL: what" in err.
+ * "FILE: cannot open: why" or "FILE:LINE:COL: what" in err.  Every loader
+ * here reads a regular file only: a FIFO or a device is refused with
+ * source_fopen_regular()'s message, never waited on.
  */
 int yaml_load_file(const char *path, yaml_document_t *doc, struct strbuf *err);
 /* The value of key, or NULL. */

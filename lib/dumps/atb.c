@@ -4,6 +4,7 @@
 #include "atb.h"
 #include "../core/compat.h"
 #include "../core/msg.h"
+#include "../core/source.h"
 #include "../core/strmap.h"
 #include "../core/textesc.h"
 #include "../core/xalloc.h"
@@ -316,9 +317,9 @@ static int read_whole(const char *path, char **out, struct strbuf *err)
 	struct strbuf sb = STRBUF_INIT;
 	char buf[1 << 16];
 	size_t got;
-	FILE *f = fopen(path, "rb");
+	FILE *f = source_fopen_regular(path, err);
 	if (!f)
-		return msg_fail(err, path, "cannot open: %s", strerror(errno));
+		return -1;
 	while ((got = fread(buf, 1, sizeof(buf), f)) > 0)
 		strbuf_add(&sb, buf, got);
 	if (ferror(f)) {

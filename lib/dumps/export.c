@@ -4,6 +4,7 @@
 #include "../core/msg.h"
 #include "../core/partial.h"
 #include "../core/strmap.h"
+#include "../core/textesc.h"
 #include "../core/xalloc.h"
 #include "../json/jsonw.h"
 #include "../records/leafrec.h"
@@ -413,14 +414,21 @@ static void write_record(struct strbuf *out, const struct export_item *it, const
 static void write_line(struct strbuf *out, const struct export_item *it, const char *file, const struct tensor *t,
 		       enum dtype written)
 {
-	strbuf_addf(out, "%s  %s ", file, dtype_info(written)->name);
+	size_t start = out->len;
+	text_escape_str(out, file, 0);
+	strbuf_addf(out, "  %s ", dtype_info(written)->name);
 	add_shape(out, t);
 	if (written != t->dtype)
 		strbuf_addf(out, " (%s in the dump)", dtype_info(t->dtype)->name);
-	strbuf_addf(out, "  from %s", it->from);
-	if (it->alias)
-		strbuf_addf(out, " (the file %s stands for)", it->alias);
+	strbuf_addstr(out, "  from ");
+	text_escape_str(out, it->from, 0);
+	if (it->alias) {
+		strbuf_addstr(out, " (the file ");
+		text_escape_str(out, it->alias, 0);
+		strbuf_addstr(out, " stands for)");
+	}
 	strbuf_addch(out, '\n');
+	text_escape_tail(out, start, TEXT_KEEP_NL); /* the whole line once more: nothing raw reaches a terminal */
 }
 
 static int open_item(const struct export_item *it, struct tensor *t, struct strbuf *err)

@@ -42,7 +42,7 @@ struct export_options {
 	enum tensorw_format format; /* TENSORW_PT (torch.save) or TENSORW_NPY (numpy.save; bfloat16 as float32) */
 	const char *out_dir;        /* made when missing */
 	bool recursive;             /* folders: also the folders below */
-	bool text;                  /* export_run() writes a line per file for people instead of records */
+	bool text;                  /* export_run() writes a line per file for people instead of records (textesc.h) */
 };
 
 struct export_job;

@@ -3,6 +3,7 @@
 #include "../ckpt/ckpt.h"
 #include "../records/leafrec.h"
 #include "../core/msg.h"
+#include "../core/source.h"
 #include "../core/textesc.h"
 #include "../core/xalloc.h"
 
@@ -621,7 +622,7 @@ bool layout_is_compare_csv(const char *path)
 {
 	static const char want[] = "NPU Name,Bench Name,";
 	char buf[sizeof(want)];
-	FILE *f = fopen(path, "rb");
+	FILE *f = source_fopen_regular(path, NULL);
 	size_t n;
 	if (!f)
 		return false;

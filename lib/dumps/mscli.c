@@ -212,5 +212,11 @@ int mscli_run(const struct mscli_compare *c, char *const *const *stages, size_t 
 		partial_drop(p);
 		return ret;
 	}
-	return partial_commit(p, err) < 0 ? -1 : ret;
+	/* never over another run's file: _2, _3, ... before .json when the name is taken (partial.h) */
+	strbuf_addstr(&path, partial_final_name(p));
+	strbuf_setlen(&path, path.len - strlen(".json"));
+	if (partial_commit_numbered(p, path.buf, ".json", NULL, err) < 0)
+		ret = -1;
+	strbuf_release(&path);
+	return ret;
 }

@@ -87,7 +87,8 @@ void mscli_diff_analyze_path(const char *out, struct strbuf *path);
  * Run the stages of mscli_stages(c) (the stages' messages go to stderr as
  * they print them).  With -da, OUT is made (mkdir -p) and the last stage's
  * output goes to a temporary file beside mscli_diff_analyze_path(), renamed
- * to it only when the status is PROBE_DIFFERENT: as msprobe, which writes
+ * to it (or, should a file have that name, to it with _2, _3, ... before
+ * .json: partial.h) only when the status is PROBE_DIFFERENT: as msprobe, which writes
  * no analyze file when it finds nothing; otherwise it is removed, and an
  * exit before the end removes it too (partial.h).  Returns mscli_status(),
  * or -1 with the reason in err when OUT, the file or the pipeline cannot be

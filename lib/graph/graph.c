@@ -7,6 +7,7 @@
 
 #include "graphmodel.h"
 #include "../core/msg.h"
+#include "../core/source.h"
 #include "../core/xalloc.h"
 #include "../json/jsonw.h"
 #include "../json/recscan.h"
@@ -338,7 +339,7 @@ static void beside(struct strbuf *out, const char *dump, const char *name)
 /* construct.json is there and names at least one node (level L0 or mix; L1 writes {}). */
 static bool construct_has_nodes(const char *path)
 {
-	FILE *f = fopen(path, "r");
+	FILE *f = source_fopen_regular(path, NULL);
 	int c, seen = 0;
 	if (!f)
 		return false;

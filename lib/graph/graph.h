@@ -54,7 +54,9 @@ bool graph_is_compare(const struct graph_set *g);
  * hand their bytes to o->emit a megabyte or so at a time (the document is
  * never held whole);
  * graph_write_visdb: msprobe's vis.db at path, written whole or not at
- * all (0, or PROBE_ERR with the message).
+ * all (0, or PROBE_ERR with the message); ext NULL: path is the file, and
+ * replaced; else path is a base named by the time (-o DIR) and the file
+ * gets path ext, or path_2 ext, ... (partial_numbered_name(), partial.h).
  */
 struct graph_out {
 	int (*emit)(void *ctx, const char *p, size_t n); /* 0, or -1 to stop (the writer then returns -1) */
@@ -62,6 +64,6 @@ struct graph_out {
 };
 int graph_write_json(const struct graph_set *g, const struct graph_out *o);
 int graph_write_html(const struct graph_set *g, const struct graph_out *o);
-int graph_write_visdb(const struct graph_set *g, const char *path, struct strbuf *err);
+int graph_write_visdb(const struct graph_set *g, const char *path, const char *ext, struct strbuf *err);
 
 #endif

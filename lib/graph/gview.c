@@ -16,38 +16,24 @@ extern const char graph_view_html[], graph_view_css[], graph_view_js[];
 #define LEAF_CHUNK 512
 
 /*
- * The data as it fills: JSON that may sit inside a <script> element, every
- * "</" written "<\\/".  Unless all, only once over a megabyte, and the text
- * handed on ends before a final '<' (no pair is split between two flushes).
+ * The data as it fills: JSON that sits inside a <script> element, made fit
+ * for it by jsonw_script_safe() (no '<' left at all, no character a page may
+ * not hold).  Unless all, only once over a megabyte, and what ends the
+ * buffer cut short (a UTF-8 sequence, an escape) waits for the next flush.
+ * The buffer holds only the data: the script's own tags go out by emit_text().
  */
 static void flush_safe_text(struct gsink *sink, bool all)
 {
 	struct strbuf out = STRBUF_INIT;
-	const char *s = sink->buf.buf;
-	size_t n = sink->buf.len, keep;
+	size_t n = sink->buf.len, used;
 	if (!all && n < (1 << 20))
 		return;
-	keep = !all && n && s[n - 1] == '<';
-	for (size_t i = 0; i + keep < n;) {
-		const char *lt = memchr(s + i, '<', n - keep - i);
-		size_t run = lt ? (size_t)(lt - s) - i : n - keep - i;
-		strbuf_add(&out, s + i, run);
-		i += run;
-		if (i + keep >= n)
-			break;
-		if (i + 1 < n && s[i + 1] == '/') {
-			strbuf_addstr(&out, "<\\/");
-			i += 2;
-		} else {
-			strbuf_addch(&out, '<');
-			i++;
-		}
-	}
+	used = jsonw_script_safe(&out, sink->buf.buf, n, all);
 	if (!sink->err && out.len && sink->o->emit(sink->o->ctx, out.buf, out.len) < 0)
 		sink->err = -1;
 	strbuf_release(&out);
-	memmove(sink->buf.buf, s + n - keep, keep);
-	strbuf_setlen(&sink->buf, keep);
+	memmove(sink->buf.buf, sink->buf.buf + used, n - used);
+	strbuf_setlen(&sink->buf, n - used);
 }
 
 static void flush_safe(struct gsink *sink)
@@ -179,8 +165,11 @@ static void leaf_scripts(struct gsink *sink, const struct grun *r, size_t k, boo
 	const struct hier *h = golden ? &r->gh : &r->th;
 	struct strbuf *d = &sink->buf;
 	for (size_t c = 0; c * LEAF_CHUNK < h->n && !sink->err; c++) {
-		strbuf_addf(d, "<script type=\"application/json\" id=\"pg-leaves-%zu-%s-%zu\">[", k, golden ? "golden" : "target",
-			    c);
+		char open[96];
+		int len = snprintf(open, sizeof(open), "<script type=\"application/json\" id=\"pg-leaves-%zu-%s-%zu\">[", k,
+				   golden ? "golden" : "target", c);
+		/* the script's own tags are not escaped: they go out as they are */
+		emit_text(sink, open, (size_t)len);
 		for (size_t i = c * LEAF_CHUNK; i < h->n && i < (c + 1) * LEAF_CHUNK; i++) {
 			if (i > c * LEAF_CHUNK)
 				strbuf_addch(d, ',');
@@ -192,7 +181,6 @@ static void leaf_scripts(struct gsink *sink, const struct grun *r, size_t k, boo
 			strbuf_addch(d, ']');
 			flush_safe(sink);
 		}
-		/* the script's own tags are not escaped: they go out as they are */
 		flush_safe_text(sink, true);
 		emit_text(sink, "]</script>\n", 11);
 	}

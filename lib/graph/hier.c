@@ -1140,7 +1140,7 @@ static int read_dump_entries(struct json_reader *r, struct loaded *l)
 static int read_file(const char *path, int (*read)(struct json_reader *, struct loaded *), struct loaded *l,
 		     struct strbuf *err)
 {
-	struct source *src = source_open(path, err);
+	struct source *src = strcmp(path, "-") ? source_open_regular(path, err) : source_open(path, err);
 	struct json_reader r;
 	int ret;
 	if (!src)

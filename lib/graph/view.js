@@ -4,8 +4,9 @@
  * libraries: plain ES2017.  probe-graph writes the page from view.html,
  * putting view.css, the data and this file in place of @CSS@, @DATA@, @JS@.
  *
- * DATA, in <script id="probe-graph-data" type="application/json"> (every
- * "</" written "<\/"):
+ * DATA, in the JSON script element probe-graph-data (no less-than sign,
+ * greater-than sign or ampersand in it: each is a \u escape, as are U+2028
+ * and U+2029; a character a page may not hold is U+FFFD: jsonw_script_safe()):
  *   { "tool": "probe-graph", "version": 1,
  *     "mode": "statistics" | "tensor" | "md5" | "build",   build: no golden side
  *     "first_rank": int | null,                  the rank where the divergence started

@@ -291,14 +291,19 @@ static int fill(struct db *db, const struct graph_set *g)
 	return 0;
 }
 
-int graph_write_visdb(const struct graph_set *g, const char *path, struct strbuf *err)
+int graph_write_visdb(const struct graph_set *g, const char *path, const char *ext, struct strbuf *err)
 {
+	struct strbuf first = STRBUF_INIT;
 	struct partial *p;
-	struct db db = { NULL, NULL, NULL, err, path };
+	struct db db = { NULL, NULL, NULL, err, NULL };
 	int fd, ret;
+	strbuf_addf(&first, "%s%s", path, ext ? ext : "");
+	db.path = first.buf;
 	partial_init();
-	if ((fd = partial_create(path, &p, err)) < 0)
+	if ((fd = partial_create(first.buf, &p, err)) < 0) {
+		strbuf_release(&first);
 		return PROBE_ERR;
+	}
 	close(fd);
 	if (sqlite3_open(partial_tmp_name(p), &db.h) != SQLITE_OK) {
 		ret = db_fail(&db, "cannot open");
@@ -309,9 +314,11 @@ int graph_write_visdb(const struct graph_set *g, const char *path, struct strbuf
 	sqlite3_finalize(db.stack);
 	if (db.h && sqlite3_close(db.h) != SQLITE_OK && !ret)
 		ret = db_fail(&db, "cannot close");
+	strbuf_release(&first);
 	if (ret < 0) {
 		partial_drop(p);
 		return PROBE_ERR;
 	}
-	return partial_commit(p, err) < 0 ? PROBE_ERR : 0;
+	ret = ext ? partial_commit_numbered(p, path, ext, NULL, err) : partial_commit(p, err);
+	return ret < 0 ? PROBE_ERR : 0;
 }

@@ -51,6 +51,100 @@ void jsonw_string(struct strbuf *out, const char *s, size_t len)
 	strbuf_addch(out, '"');
 }
 
+/* The code unit of the four hex digits at s, or -1. */
+static long hex4(const unsigned char *s)
+{
+	long u = 0;
+	for (int k = 0; k < 4; k++) {
+		unsigned char c = s[k];
+		int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+		if (d < 0)
+			return -1;
+		u = u << 4 | d;
+	}
+	return u;
+}
+
+/*
+ * The escape at p[0] == '\\' (avail bytes there): its length in *n, and whether a page may hold
+ * what it stands for; -1 when it is cut short by the end of the text.
+ */
+static int script_escape(const unsigned char *p, size_t avail, size_t *n)
+{
+	long u, lo;
+	uint32_t cp;
+	*n = avail < 2 ? avail : 2;
+	if (avail < 2)
+		return -1;
+	if (p[1] != 'u')
+		return 1;
+	if (avail < 6)
+		return -1;
+	if ((u = hex4(p + 2)) < 0)
+		return 1; /* not JSON: copied as it is */
+	*n = 6;
+	cp = (uint32_t)u;
+	if (u >= 0xd800 && u <= 0xdbff) {
+		if (avail < 12)
+			return -1;
+		if (p[6] == '\\' && p[7] == 'u' && (lo = hex4(p + 8)) >= 0xdc00 && lo <= 0xdfff) {
+			cp = 0x10000 + (((uint32_t)u - 0xd800) << 10) + ((uint32_t)lo - 0xdc00);
+			*n = 12;
+		}
+	}
+	return utf8_page_char(cp);
+}
+
+size_t jsonw_script_safe(struct strbuf *out, const char *json, size_t len, bool all)
+{
+	const unsigned char *p = (const unsigned char *)json;
+	size_t i = 0, run = 0;
+	strbuf_grow(out, len);
+	while (i < len) {
+		unsigned char c = p[i];
+		const char *rep = "\\ufffd";
+		size_t n = 1;
+		if (c >= 0x20 && c < 0x7f && c != '<' && c != '>' && c != '&' && c != '\\') {
+			i++;
+			continue;
+		}
+		if (c == '\\') {
+			int ok = script_escape(p + i, len - i, &n);
+			if (ok < 0 && !all)
+				break;
+			if (ok) { /* a page may hold it, or the text is cut: copied */
+				i += n;
+				continue;
+			}
+		} else if (c == '\t' || c == '\n' || c == '\r') {
+			i++;
+			continue;
+		} else if (c == '<' || c == '>' || c == '&') {
+			rep = c == '<' ? "\\u003c" : c == '>' ? "\\u003e" : "\\u0026";
+		} else if (c >= 0x80) {
+			int sl = utf8_sequence(p + i, len - i);
+			if (sl < 0 && !all)
+				break;
+			if (sl > 0) {
+				uint32_t cp = utf8_code_point(p + i, sl);
+				n = (size_t)sl;
+				if (cp == 0x2028 || cp == 0x2029)
+					rep = cp == 0x2028 ? "\\u2028" : "\\u2029";
+				else if (utf8_page_char(cp)) {
+					i += n;
+					continue;
+				}
+			}
+		}
+		strbuf_add(out, json + run, i - run);
+		strbuf_addstr(out, rep);
+		i += n;
+		run = i;
+	}
+	strbuf_add(out, json + run, i - run);
+	return i;
+}
+
 /* A number token's text; NaN/Infinity/-Infinity become "nan"/"inf"/"-inf". */
 static void jsonw_number(struct strbuf *out, const char *text, size_t len, bool nonfinite)
 {

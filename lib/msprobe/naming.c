@@ -15,8 +15,7 @@ void naming_stamp_now(char out[NAMING_STAMP_SIZE])
 	strftime(out, NAMING_STAMP_SIZE, "%Y%m%d%H%M%S", &tm);
 }
 
-int naming_output_file(const char *dir, const char *prefix, const char *suffix, struct strbuf *path,
-		       struct strbuf *err)
+int naming_output_base(const char *dir, const char *prefix, struct strbuf *base, struct strbuf *err)
 {
 	char stamp[NAMING_STAMP_SIZE];
 	if (partial_make_dirs(dir, err) < 0)
@@ -24,8 +23,8 @@ int naming_output_file(const char *dir, const char *prefix, const char *suffix, 
 	if (access(dir, W_OK))
 		return msg_fail(err, dir, "cannot write there: %s", strerror(errno));
 	naming_stamp_now(stamp);
-	strbuf_reset(path);
-	strbuf_addf(path, "%s/%s_%s%s", dir, prefix, stamp, suffix);
+	strbuf_reset(base);
+	strbuf_addf(base, "%s/%s_%s", dir, prefix, stamp);
 	return 0;
 }
 

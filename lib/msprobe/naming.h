@@ -90,10 +90,11 @@ void naming_stamp_now(char out[NAMING_STAMP_SIZE]);
 
 /*
  * An output folder as msprobe's -o takes one: dir is made (mkdir -p) and must
- * be writable; path is set to "dir/<prefix>_<ts><suffix>" (suffix with its
- * dot: ".vis.db").  0, or -1 with the reason in err (naming dir).
+ * be writable; base is set to "dir/<prefix>_<ts>", the name without its suffix:
+ * the file is given it, or base_2, base_3, ... when a file has it (a run in the
+ * same second), by partial_commit_numbered() (partial.h).  0, or -1 with the
+ * reason in err (naming dir).
  */
-int naming_output_file(const char *dir, const char *prefix, const char *suffix, struct strbuf *path,
-		       struct strbuf *err);
+int naming_output_base(const char *dir, const char *prefix, struct strbuf *base, struct strbuf *err);
 
 #endif

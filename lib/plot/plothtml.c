@@ -26,18 +26,12 @@ static const struct {
 	{ "unreadable", "its tensor files could not be compared" },
 };
 
-/* A JSON string that XML can hold as text: jsonw's, with '<', '>' and '&' as \u escapes. */
+/* A JSON string that a script element and XML can hold as text (jsonw_script_safe()). */
 static void json_text(struct strbuf *out, const char *s)
 {
 	struct strbuf tmp = STRBUF_INIT;
 	jsonw_str(&tmp, s);
-	for (size_t i = 0; i < tmp.len; i++) {
-		char c = tmp.buf[i];
-		if (c == '<' || c == '>' || c == '&')
-			strbuf_addf(out, "\\u%04x", (unsigned)c);
-		else
-			strbuf_addch(out, c);
-	}
+	jsonw_script_safe(out, tmp.buf, tmp.len, true);
 	strbuf_release(&tmp);
 }
 

@@ -222,7 +222,8 @@ const char *plot_metric_axis(enum plot_metric m);
 
 /*
  * s as XML character data or attribute value: the five specials escaped,
- * characters XML cannot hold (controls, broken UTF-8) as U+FFFD.
+ * each character a page may not hold (utf8_page_char(): controls,
+ * non-characters such as U+FFFE) and each byte that is not UTF-8 as U+FFFD.
  */
 void plot_add_xml(struct strbuf *out, const char *s);
 /* A number for people: "0.0123", "1.5e-07", "inf", "nan" (C's %.4g). */

@@ -19,16 +19,15 @@
 
 /* ---- text ----------------------------------------------------------------------- */
 
-/* Length of the valid UTF-8 sequence at s (at most n bytes) of a character XML can hold, or 0. */
-static size_t utf8_len(const unsigned char *s, size_t n)
+/*
+ * Length of the UTF-8 sequence at s (at most n bytes); *ok says whether it is a character a page
+ * may hold (utf8_page_char()).  A byte that starts no sequence is one, not ok.
+ */
+static size_t utf8_len(const unsigned char *s, size_t n, bool *ok)
 {
 	int len = utf8_sequence(s, n);
-	uint32_t cp;
-	if (len <= 0)
-		return 0;
-	cp = utf8_code_point(s, len);
-	/* U+FFFE and U+FFFF are not XML characters */
-	return cp == 0xfffe || cp == 0xffff ? 0 : (size_t)len;
+	*ok = len > 0 && utf8_page_char(utf8_code_point(s, len));
+	return len > 0 ? (size_t)len : 1;
 }
 
 void plot_add_xml(struct strbuf *out, const char *s)
@@ -36,10 +35,12 @@ void plot_add_xml(struct strbuf *out, const char *s)
 	const unsigned char *p = (const unsigned char *)s;
 	size_t n = strlen(s);
 	while (n) {
-		size_t len = utf8_len(p, n);
-		if (!len) {
+		bool ok;
+		size_t len = utf8_len(p, n, &ok);
+		if (!ok) {
+			/* a non-character (U+FFFE...), a control, a byte that is not UTF-8: one U+FFFD */
 			strbuf_addstr(out, "\xef\xbf\xbd");
-			p++, n--;
+			p += len, n -= len;
 			continue;
 		}
 		switch (*p) {
@@ -48,11 +49,7 @@ void plot_add_xml(struct strbuf *out, const char *s)
 		case '>': strbuf_addstr(out, "&gt;"); break;
 		case '"': strbuf_addstr(out, "&quot;"); break;
 		case '\'': strbuf_addstr(out, "&#39;"); break;
-		default:
-			if (*p < 0x20 && *p != '\t' && *p != '\n')
-				strbuf_addstr(out, "\xef\xbf\xbd");
-			else
-				strbuf_add(out, p, len);
+		default: strbuf_add(out, p, len);
 		}
 		p += len, n -= len;
 	}

@@ -1,6 +1,7 @@
 #include "precheck.h"
 #include "difflib.h"
 #include "../core/msg.h"
+#include "../core/source.h"
 #include "../core/xalloc.h"
 #include "../json/jsonw.h"
 #include "../msprobe/pyfmt.h"
@@ -15,7 +16,7 @@
 static bool zip_magic(const char *path)
 {
 	unsigned char b[4] = { 0 };
-	FILE *f = fopen(path, "rb");
+	FILE *f = source_fopen_regular(path, NULL);
 	bool zip;
 	if (!f)
 		return false;

@@ -10,6 +10,7 @@
  * tensor saved once under another name (filter_level 1), with no payload.
  */
 #include "tensorio.h"
+#include "../core/source.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -198,9 +199,9 @@ int tensor_atb_alias(const char *path, struct strbuf *alias, struct strbuf *err)
 {
 	unsigned char buf[ATB_MAX_HEADER];
 	size_t got;
-	FILE *f = fopen(path, "rb");
+	FILE *f = source_fopen_regular(path, err);
 	if (!f)
-		return msg_fail(err, path, "cannot open: %s", strerror(errno));
+		return -1;
 	got = fread(buf, 1, sizeof(buf), f);
 	if (ferror(f)) {
 		fclose(f);
