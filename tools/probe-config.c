@@ -54,7 +54,7 @@ static void write_result_xlsx(const struct precheck *c, const char *dir)
 	int fd;
 	strbuf_addf(&path, "%s/result.xlsx", dir);
 	partial_init();
-	if ((fd = partial_create(path.buf, &part, &err)) < 0)
+	if ((fd = partial_create_private(path.buf, &part, &err)) < 0)
 		die("%s", err.buf);
 	close(fd);
 	if (precheck_write_xlsx(c, partial_tmp_name(part), dir, &err) < 0) {

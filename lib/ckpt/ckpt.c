@@ -76,13 +76,16 @@ void ck_add_param(struct ckpt *ck, const char *name, size_t len, enum ckpt_merge
 		p = &ck->params[ck->nparams++];
 		p->name = arena_memdupz(&ck->arena, name, len);
 	} else {
+		ck_shown_buf shown;
 		p = &ck->params[slot->value.u - 1];
 		if (warn_twice)
 			warning("%s: the name %s is given twice: the second tensor is read, at the first one's place",
-				where, p->name);
+				where, ck_shown(shown, name, len));
 	}
-	for (int d = 0; d < ndim; d++)
-		numel *= shape[d];
+	/* a tensor's bytes bound the product of its dims, but not when one of them is 0: [2^40, 2^40, 0] */
+	for (int d = 0; d < ndim && numel; d++)
+		if (!shape[d] || __builtin_mul_overflow(numel, shape[d], &numel))
+			numel = 0;
 	p->dtype = ck->pieces[first].place.dtype;
 	p->ndim = ndim;
 	p->shape = ck_dims(ck, shape, ndim);
@@ -161,8 +164,9 @@ static int key_text(struct walk *w, ptobj_ref k, size_t index, struct strbuf *ou
 		strbuf_addf(out, "%lld", (long long)i);
 		return 0;
 	}
+	ck_shown_buf shown;
 	return msg_fail(w->err, ptobj_path(w->o), "under \"%s\": a dict key that is %s, neither a str nor an int",
-			w->name.buf, ptobj_kind_name(w->o, k));
+			ck_shown(shown, w->name.buf, w->name.len), ptobj_kind_name(w->o, k));
 }
 
 static int walk_entries(struct walk *w, ptobj_ref r, int depth)
@@ -190,9 +194,11 @@ static int walk_node(struct walk *w, ptobj_ref r, int depth)
 	if (++w->nodes > CK_MAX_NODES)
 		return msg_fail(w->err, ptobj_path(w->o), "more than %zu objects visited: the pickle's objects share "
 				"themselves too often to be walked", CK_MAX_NODES);
-	if (depth > CK_MAX_DEPTH)
+	if (depth > CK_MAX_DEPTH) {
+		ck_shown_buf shown;
 		return msg_fail(w->err, ptobj_path(w->o), "\"%s\": nested more than %d levels deep (a dict that "
-				"holds itself?)", w->name.buf, CK_MAX_DEPTH);
+				"holds itself?)", ck_shown(shown, w->name.buf, w->name.len), CK_MAX_DEPTH);
+	}
 	if (kind == PTOBJ_TENSOR) {
 		if (ends_with(w->name.buf, w->name.len, "_extra_state"))
 			return 0;
@@ -505,8 +511,11 @@ static int open_concat(const struct ckpt *ck, const struct ckpt_param *p, struct
 			bool named = false;
 			for (uint32_t i = 0; i < c->opened && !named; i++)
 				named = tensor_fault_message(&c->parts[i], g.addr, err);
-			if (!named)
-				msg_fail(err, p->file, "a read faulted (SIGBUS) while the shards of %s were read", p->name);
+			if (!named) {
+				ck_shown_buf shown;
+				msg_fail(err, p->file, "a read faulted (SIGBUS) while the shards of %s were read",
+					 CK_SHOWN_STR(shown, p->name));
+			}
 			rc = -1;
 		}
 		tensor_guard_end(&g);
@@ -559,9 +568,11 @@ static void check_replicas(const struct ckpt *ck, const struct ckpt_param *p, co
 		if (!sigsetjmp(g.jump, 0))
 			same = same_elements(t0, &other);
 		tensor_guard_end(&g);
-		if (!same)
+		if (!same) {
+			ck_shown_buf shown;
 			warning("%s: %s differs between tensor-parallel ranks 0 and %u: rank 0's is read, as msprobe "
-				"does", ck->root, p->name, i);
+				"does", ck->root, CK_SHOWN_STR(shown, p->name), i);
+		}
 		tensor_close(&other);
 		strbuf_release(&err);
 	}
@@ -599,6 +610,16 @@ static struct ckpt *cache_get(const char *path, struct strbuf *err)
 	return ck;
 }
 
+const char *ck_shown(ck_shown_buf buf, const char *name, size_t len)
+{
+	size_t n = text_cut_len(name, len, CK_SHOWN);
+	memcpy(buf, name, n);
+	if (n < len)
+		memcpy(buf + n, "...", 3), n += 3;
+	buf[n] = 0;
+	return buf;
+}
+
 int ckpt_cached_tensor(const char *path, const char *name, size_t len, struct tensor *t, struct strbuf *err)
 {
 	struct ckpt *ck = cache_get(path, err);
@@ -607,7 +628,9 @@ int ckpt_cached_tensor(const char *path, const char *name, size_t len, struct te
 	if (!ck)
 		return -1;
 	i = ckpt_find(ck, name, len);
-	if (i < 0)
-		return msg_fail(err, path, "no parameter %.*s in this checkpoint", (int)len, name);
+	if (i < 0) {
+		ck_shown_buf shown;
+		return msg_fail(err, path, "no parameter %s in this checkpoint", ck_shown(shown, name, len));
+	}
 	return ckpt_tensor(ck, (size_t)i, t, err);
 }

@@ -15,6 +15,7 @@
 #include "../core/arena.h"
 #include "../core/msg.h"
 #include "../core/strmap.h"
+#include "../core/textesc.h"
 #include "../core/xalloc.h"
 #include "../tensors/ptobj.h"
 
@@ -49,6 +50,16 @@ uint32_t ck_add_piece(struct ckpt *ck, uint32_t file, const struct tplace *p);
  */
 void ck_add_param(struct ckpt *ck, const char *name, size_t len, enum ckpt_merge merge, int axis, int ndim,
 		  const int64_t *shape, uint32_t first, uint32_t n, bool warn_twice, const char *where);
+
+/*
+ * A name as a message quotes it: a name is whatever the file says, megabytes
+ * of it too, and a message is one line.  Its first CK_SHOWN bytes (cut at a
+ * UTF-8 boundary, textesc.h) and "..." when it is longer, in buf.
+ */
+#define CK_SHOWN 200
+typedef char ck_shown_buf[CK_SHOWN + 4];
+const char *ck_shown(ck_shown_buf buf, const char *name, size_t len);
+#define CK_SHOWN_STR(buf, s) ck_shown(buf, s, strlen(s))
 
 /* The tensors of a .pt's object r, walked as ckpt.h's CKPT_PT says: each (name, tensor) to fn. */
 typedef int ck_tensor_fn(void *ctx, const char *name, size_t len, const struct ptobj_tensor *t);

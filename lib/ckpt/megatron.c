@@ -5,6 +5,7 @@
  */
 #include "ckptio.h"
 #include "../core/source.h"
+#include "../core/textesc.h"
 
 #include <dirent.h>
 
@@ -107,7 +108,45 @@ struct stage {
 	struct strbuf scratch;
 	int tp_rank, vpp;
 	const char *file;
+	struct strbuf *err;
 };
+
+enum {
+	MAX_INDEX = 999999, /* a layer or expert number past this is refused: no model has that many */
+};
+
+/*
+ * The number of the first "<word>.<digits>." of name (mapped): 0 and *v
+ * (-1 when there is none), or -1 with "FILE: tensor 'NAME': ..." in err
+ * when it is past MAX_INDEX (digits_value() would saturate it, and the
+ * renumbering would overflow and drop the tensor).
+ */
+static int index_in(const struct stage *s, const char *name, size_t len, const char *word, int64_t *v)
+{
+	const char *digits;
+	size_t nd;
+	struct strbuf shown = STRBUF_INIT;
+	int rc;
+	*v = -1;
+	if (!find_index(name, word, &digits, &nd))
+		return 0;
+	size_t lead = 0;
+	while (lead + 1 < nd && digits[lead] == '0')
+		lead++; /* Python's int() reads "007" as 7 */
+	if (nd - lead <= 6) {
+		*v = digits_value(digits, nd);
+		return 0;
+	}
+	text_quote_cut(&shown, name, len, CK_SHOWN);
+	strbuf_addstr(&shown, ": its ");
+	strbuf_addstr(&shown, word);
+	strbuf_addstr(&shown, " number ");
+	text_quote_cut(&shown, digits, nd, 24);
+	rc = msg_fail(s->err, s->file, "tensor %s is larger than %d: not a Megatron name probe can renumber",
+		      shown.buf, MAX_INDEX);
+	strbuf_release(&shown);
+	return rc;
+}
 
 static int stage_tensor(void *ctx, const char *name, size_t len, const struct ptobj_tensor *t)
 {
@@ -116,13 +155,15 @@ static int stage_tensor(void *ctx, const char *name, size_t len, const struct pt
 	struct strmap_slot *slot;
 	bool created = false;
 	struct key *k;
-	const char *digits;
-	size_t nd;
+	int64_t local, expert;
 	strbuf_reset(m);
 	strbuf_add(m, name, len);
 	for (size_t i = 0; i < ARRAY_SIZE(name_mapping); i++)
 		replace_all(m, name_mapping[i].from, name_mapping[i].to);
 	size_t mapped_len = m->len;
+	if (index_in(s, m->buf, m->len, "layers", &local) ||
+	    (s->ck->par.num_experts && index_in(s, m->buf, m->len, "experts", &expert)))
+		return -1;
 	strbuf_addf(m, "/%d", s->vpp);
 	slot = strmap_put(&s->index, m->buf, m->len, &created);
 	if (created) {
@@ -136,7 +177,7 @@ static int stage_tensor(void *ctx, const char *name, size_t len, const struct pt
 		k->pieces = arena_alloc(&s->ck->arena, sizeof(*k->pieces) * (size_t)s->tp);
 		for (int64_t r = 0; r < s->tp; r++)
 			k->pieces[r] = UINT32_MAX;
-		k->local = find_index(m->buf, "layers", &digits, &nd) ? digits_value(digits, nd) : -1;
+		k->local = local;
 	}
 	k = &s->keys[slot->value.u - 1];
 	if (k->pieces[s->tp_rank] == UINT32_MAX)
@@ -201,10 +242,11 @@ static enum ckpt_merge merge_of(const char *name, int *axis)
 static int concat_shape(struct ckpt *ck, const struct key *k, int axis, int64_t *shape, int *ndim, struct strbuf *err)
 {
 	const struct tplace *p0 = &ck->pieces[k->pieces[0]].place;
+	ck_shown_buf shown;
 	*ndim = p0->ndim;
 	if (p0->ndim <= axis)
 		return msg_fail(err, ck->root, "%s: tensor-parallel shards of %d dimension%s cannot be concatenated on "
-				"dimension %d (msprobe's rule for this name)", k->name, p0->ndim, p0->ndim == 1 ? "" : "s", axis);
+				"dimension %d (msprobe's rule for this name)", ck_shown(shown, k->name, k->len), p0->ndim, p0->ndim == 1 ? "" : "s", axis);
 	memcpy(shape, p0->shape, sizeof(*shape) * (size_t)p0->ndim);
 	for (uint32_t r = 1; r < k->have; r++) {
 		const struct tplace *p = &ck->pieces[k->pieces[r]].place;
@@ -213,8 +255,10 @@ static int concat_shape(struct ckpt *ck, const struct key *k, int axis, int64_t 
 			fits = d == axis || p->shape[d] == p0->shape[d];
 		if (!fits)
 			return msg_fail(err, ck->root, "%s: the shard of tensor-parallel rank %u (%s) does not fit rank 0's "
-					"for a concatenation on dimension %d", k->name, r, dtype_info(p->dtype)->name, axis);
-		shape[axis] += p->shape[axis];
+					"for a concatenation on dimension %d", ck_shown(shown, k->name, k->len), r, dtype_info(p->dtype)->name, axis);
+		if (__builtin_add_overflow(shape[axis], p->shape[axis], &shape[axis]))
+			return msg_fail(err, ck->root, "%s: its tensor-parallel shards concatenated on dimension %d hold more "
+					"than 2^63 elements", ck_shown(shown, k->name, k->len), axis);
 	}
 	return 0;
 }
@@ -236,6 +280,7 @@ static int add_stage(struct stage *s, int64_t pp_rank, int64_t ep_rank, int64_t 
 	const struct ckpt_parallel *par = &ck->par;
 	struct strbuf name = STRBUF_INIT;
 	int64_t shape[TENSOR_MAX_DIMS];
+	ck_shown_buf shown;
 	int rc = 0;
 	for (size_t i = 0; i < s->nkeys && !rc; i++) {
 		struct key *k = &s->keys[i];
@@ -246,7 +291,8 @@ static int add_stage(struct stage *s, int64_t pp_rank, int64_t ep_rank, int64_t 
 		const char *digits;
 		size_t nd;
 		if (k->have != (uint32_t)s->tp) {
-			rc = msg_fail(err, ck->root, "%s is in %u of the %lld tensor-parallel ranks' files", k->name, k->have,
+			rc = msg_fail(err, ck->root, "%s is in %u of the %lld tensor-parallel ranks' files",
+				      ck_shown(shown, k->name, k->len), k->have,
 				      (long long)s->tp);
 			break;
 		}
@@ -265,8 +311,17 @@ static int add_stage(struct stage *s, int64_t pp_rank, int64_t ep_rank, int64_t 
 		}
 		strbuf_reset(&name);
 		strbuf_add(&name, k->name, k->len);
-		if (k->local >= 0)
-			renumber(&name, "layers", k->local, (par->pp * k->vpp + pp_rank) * layers);
+		if (k->local >= 0) {
+			int64_t shift;
+			if (__builtin_mul_overflow(par->pp, (int64_t)k->vpp, &shift) ||
+			    __builtin_add_overflow(shift, pp_rank, &shift) || __builtin_mul_overflow(shift, layers, &shift) ||
+			    shift > INT64_MAX - k->local) {
+				rc = msg_fail(err, ck->root, "%s: its layer number cannot be renumbered (stage %lld of %lld)",
+					      ck_shown(shown, k->name, k->len), (long long)pp_rank, (long long)par->pp);
+				break;
+			}
+			renumber(&name, "layers", k->local, shift);
+		}
 		if (par->num_experts && find_index(name.buf, "experts", &digits, &nd))
 			renumber(&name, "experts", digits_value(digits, nd), ep_rank * (par->num_experts / par->ep));
 		ck_add_param(ck, name.buf, name.len, merge, axis, ndim, shape, first, (uint32_t)s->tp, false, ck->root);
@@ -453,7 +508,7 @@ static int check_rank_dirs(struct ckpt *ck, char **dirs, size_t n, struct strbuf
 
 static int read_ranks(struct ckpt *ck, struct strbuf *err)
 {
-	struct stage s = { .ck = ck, .tp = ck->par.tp, .index = STRMAP_INIT, .scratch = STRBUF_INIT };
+	struct stage s = { .ck = ck, .tp = ck->par.tp, .index = STRMAP_INIT, .scratch = STRBUF_INIT, .err = err };
 	struct strbuf name = STRBUF_INIT;
 	int rc = 0;
 	for (int64_t e = 0; e < ck->par.ep && !rc; e++) {

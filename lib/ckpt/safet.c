@@ -94,9 +94,11 @@ static int read_tensor_info(struct json_reader *r, const char *name, struct st_t
 			for (i = 0; i < ARRAY_SIZE(st_dtypes); i++)
 				if (strlen(st_dtypes[i].name) == t.len && !memcmp(st_dtypes[i].name, t.text, t.len))
 					break;
-			if (i == ARRAY_SIZE(st_dtypes))
-				return json_reader_fail_at(r, &t, "tensor \"%s\": dtype \"%.*s\" is not one probe reads", name,
-							   (int)t.len, t.text);
+			if (i == ARRAY_SIZE(st_dtypes)) {
+				ck_shown_buf dtype;
+				return json_reader_fail_at(r, &t, "tensor \"%s\": dtype \"%s\" is not one probe reads", name,
+							   ck_shown(dtype, t.text, t.len));
+			}
 			st->dtype = st_dtypes[i].d;
 			st->has_dtype = true;
 		} else if ((t.len == 5 && !memcmp(t.text, "shape", 5)) || (t.len == 12 && !memcmp(t.text, "data_offsets", 12))) {
@@ -155,7 +157,7 @@ struct st_file {
 
 /* A tensor of the header: its bytes checked against its dtype, shape and the data; a piece made. */
 static int add_tensor(struct st_file *f, struct json_reader *r, const struct json_token *at, const char *name,
-		      size_t len, const struct st_tensor *st, uint32_t *piece)
+		      size_t len, const char *shown, const struct st_tensor *st, uint32_t *piece)
 {
 	uint64_t numel = 1, want;
 	unsigned size = dtype_info(st->dtype)->size;
@@ -163,25 +165,25 @@ static int add_tensor(struct st_file *f, struct json_reader *r, const struct jso
 	struct tplace p = { .dtype = st->dtype, .ndim = st->ndim, .shape = st->shape };
 	for (int d = 0; d < st->ndim; d++)
 		if (st->shape[d] && numel > UINT64_MAX / 16 / (uint64_t)st->shape[d])
-			return json_reader_fail_at(r, at, "tensor \"%s\": its shape holds more than 2^60 elements", name);
+			return json_reader_fail_at(r, at, "tensor \"%s\": its shape holds more than 2^60 elements", shown);
 		else
 			numel *= (uint64_t)st->shape[d];
 	want = numel * size;
 	if (st->end > f->data_len)
 		return json_reader_fail_at(r, at, "tensor \"%s\": its data_offsets [%llu, %llu] reach past the data, "
-					   "which holds %llu bytes", name, (unsigned long long)st->begin,
+					   "which holds %llu bytes", shown, (unsigned long long)st->begin,
 					   (unsigned long long)st->end, (unsigned long long)f->data_len);
 	if (st->end - st->begin != want)
 		return json_reader_fail_at(r, at, "tensor \"%s\": its data_offsets [%llu, %llu] hold %llu bytes, and %s "
-					   "of %llu elements takes %llu", name, (unsigned long long)st->begin,
+					   "of %llu elements takes %llu", shown, (unsigned long long)st->begin,
 					   (unsigned long long)st->end, (unsigned long long)(st->end - st->begin),
 					   dtype_info(st->dtype)->name, (unsigned long long)numel, (unsigned long long)want);
 	strmap_put(&f->seen, name, len, &created);
 	if (!created)
-		return json_reader_fail_at(r, at, "tensor \"%s\" is in the header twice", name);
+		return json_reader_fail_at(r, at, "tensor \"%s\" is in the header twice", shown);
 	p.at = f->data_at + st->begin;
 	p.bytes = want;
-	strbuf_addf(&f->member, "tensor \"%s\"", name);
+	strbuf_addf(&f->member, "tensor \"%s\"", shown);
 	p.member = f->member.buf;
 	*piece = ck_add_piece(f->ck, f->file, &p);
 	strbuf_reset(&f->member);
@@ -190,14 +192,23 @@ static int add_tensor(struct st_file *f, struct json_reader *r, const struct jso
 	return 0;
 }
 
-/* No two tensors share bytes: a header that says so lies. */
+/*
+ * No two tensors share bytes: a header that says so lies.  In the order of
+ * their offsets, each range starts at or after the furthest end before it;
+ * an empty tensor is a range too, by its offset: one inside another
+ * tensor's bytes is refused, as the safetensors library refuses it, and
+ * cannot hide an overlap between the tensors around it.
+ */
 static int check_overlaps(struct st_file *f, struct strbuf *err)
 {
+	size_t far = 0; /* the range reaching furthest so far */
 	if (f->nranges > 1)
 		qsort(f->ranges, f->nranges, sizeof(*f->ranges), cmp_range);
 	for (size_t i = 1; i < f->nranges; i++) {
-		const struct st_range *a = &f->ranges[i - 1], *b = &f->ranges[i];
-		if (b->begin < a->end && b->end > b->begin)
+		const struct st_range *a = &f->ranges[far], *b = &f->ranges[i];
+		if (b->end > a->end)
+			far = i;
+		if (b->begin < a->end)
 			return msg_fail(err, f->path, "header: the data of two tensors overlap: bytes [%llu, %llu) and "
 					"[%llu, %llu)", (unsigned long long)a->begin, (unsigned long long)a->end,
 					(unsigned long long)b->begin, (unsigned long long)b->end);
@@ -218,6 +229,7 @@ static int read_header(struct st_file *f, struct json_reader *r, ck_piece_fn *fn
 		struct json_token at = t;
 		struct st_tensor st = { 0 };
 		uint32_t piece = 0;
+		ck_shown_buf shown;
 		strbuf_reset(&name);
 		strbuf_add(&name, t.text, t.len);
 		if (!strcmp(name.buf, "__metadata__")) {
@@ -228,9 +240,10 @@ static int read_header(struct st_file *f, struct json_reader *r, ck_piece_fn *fn
 				rc = json_reader_skip(r);
 			continue;
 		}
-		rc = read_tensor_info(r, name.buf, &st);
+		ck_shown(shown, name.buf, name.len);
+		rc = read_tensor_info(r, shown, &st);
 		if (!rc)
-			rc = add_tensor(f, r, &at, name.buf, name.len, &st, &piece);
+			rc = add_tensor(f, r, &at, name.buf, name.len, shown, &st, &piece);
 		if (!rc && fn(ctx, name.buf, name.len, piece, err))
 			rc = 1;
 	}
@@ -340,14 +353,15 @@ static int read_weight_map(struct ckpt *ck, struct hf_index *ix, struct json_rea
 		struct hf_entry e;
 		bool created = false;
 		struct strmap_slot *s;
+		ck_shown_buf shown, file;
 		e.name = arena_memdupz(&ck->arena, t.text, t.len);
 		e.len = t.len;
 		if (json_reader_next(r, &t) != JSON_STRING)
 			return t.type == JSON_ERROR ? -1 : json_reader_fail_at(r, &t, "weight_map: \"%s\" maps to %s, not a file name",
-									       e.name, json_type_name(t.type));
+									       ck_shown(shown, e.name, e.len), json_type_name(t.type));
 		if (!plain_file_name(t.text, t.len))
-			return json_reader_fail_at(r, &t, "weight_map: \"%s\": \"%.*s\" is not the name of a file in the folder",
-						   e.name, (int)t.len, t.text);
+			return json_reader_fail_at(r, &t, "weight_map: \"%s\": \"%s\" is not the name of a file in the folder",
+						   ck_shown(shown, e.name, e.len), ck_shown(file, t.text, t.len));
 		s = strmap_put(&ix->shard_of, t.text, t.len, &created);
 		if (created) {
 			ALLOC_GROW(ix->shards, ix->nshards + 1, ix->shards_alloc);
@@ -357,7 +371,7 @@ static int read_weight_map(struct ckpt *ck, struct hf_index *ix, struct json_rea
 		e.shard = (uint32_t)s->value.u - 1;
 		strmap_put(&ix->in_map, e.name, e.len, &created);
 		if (!created)
-			return json_reader_fail_at(r, &t, "weight_map: \"%s\" is there twice", e.name);
+			return json_reader_fail_at(r, &t, "weight_map: \"%s\" is there twice", ck_shown(shown, e.name, e.len));
 		ALLOC_GROW(ix->v, ix->n + 1, ix->alloc);
 		ix->v[ix->n++] = e;
 	}
@@ -405,7 +419,7 @@ static int hf_collect(void *ctx, const char *name, size_t len, uint32_t piece, s
 	(void)err;
 	if (!m) {
 		if (!ix->unlisted++)
-			strbuf_add(&ix->first_unlisted, name, len);
+			text_cut(&ix->first_unlisted, name, len, CK_SHOWN);
 		return 0;
 	}
 	strmap_put(&ix->found, name, len, NULL)->value.u = (uint64_t)piece + 1;
@@ -435,15 +449,18 @@ static int read_sharded(struct ckpt *ck, const char *index, bool safetensors, st
 		const struct strmap_slot *f = strmap_find(&ix.found, e->name, e->len);
 		const struct ck_piece *c;
 		const char *want = ix.shards[e->shard], *base;
+		ck_shown_buf shown;
 		if (!f) {
-			rc = msg_fail(err, index, "weight_map: \"%s\" is said to be in %s, which does not hold it", e->name, want);
+			rc = msg_fail(err, index, "weight_map: \"%s\" is said to be in %s, which does not hold it",
+				      ck_shown(shown, e->name, e->len), want);
 			break;
 		}
 		c = &ck->pieces[f->value.u - 1];
 		base = strrchr(ck->files[c->file], '/');
 		base = base ? base + 1 : ck->files[c->file];
 		if (strcmp(base, want)) {
-			rc = msg_fail(err, index, "weight_map: \"%s\" is said to be in %s, but %s holds it", e->name, want,
+			rc = msg_fail(err, index, "weight_map: \"%s\" is said to be in %s, but %s holds it",
+				      ck_shown(shown, e->name, e->len), want,
 				      ck->files[c->file]);
 			break;
 		}

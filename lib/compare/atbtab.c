@@ -927,7 +927,7 @@ static int write_file(const struct atb_table *t, const struct group *g, struct s
 		struct partial *part;
 		int fd;
 		strbuf_addstr(&path, ".xlsx");
-		fd = partial_create(path.buf, &part, err);
+		fd = partial_create_private(path.buf, &part, err);
 		strbuf_setlen(&path, path.len - 5);
 		ret = fd < 0 ? -1 : 0;
 		if (!ret) {

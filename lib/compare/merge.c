@@ -1008,7 +1008,7 @@ int merge_write_xlsx(struct merge *m, const char *dir, struct strbuf *path, stru
 	strbuf_addf(&base, "%s/multi_ranks_compare_merge_%s", dir, stamp);
 	strbuf_addf(&final, "%s.xlsx", base.buf);
 	partial_init();
-	fd = partial_create(final.buf, &part, err);
+	fd = partial_create_private(final.buf, &part, err);
 	ret = fd < 0 ? -1 : 0;
 	if (!ret) {
 		close(fd);

@@ -1066,7 +1066,7 @@ static struct xlsxw *open_book(const struct metric_stream *m, const char *final,
 	struct xlsxw_options xo = { .reader = m->opts.xlsx_reader };
 	struct xlsxw *w;
 	const char *slash = strrchr(final, '/');
-	int fd = partial_create(final, part, err);
+	int fd = partial_create_private(final, part, err);
 	if (fd < 0)
 		return NULL;
 	close(fd);

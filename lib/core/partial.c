@@ -2,7 +2,9 @@
 #include "xalloc.h"
 #include "msg.h"
 
+#include <dirent.h>
 #include <fcntl.h>
+#include <libgen.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -22,11 +24,27 @@ struct partial {
 	atomic_bool pending;       /* tmp exists and is still to be renamed or removed */
 	atomic_bool claimed;       /* final is an empty file of ours, about to be renamed over */
 	struct partial *next;      /* set before the node is published */
+	/* partial_create_private(): the private folder tmp is in, and what a library may leave beside tmp */
+	char *dir;
+	char *extra[3];
+	atomic_bool dir_pending;   /* dir exists and is still to be removed */
 };
+
+static const char *const extra_suffix[3] = { "-journal", "-wal", "-shm" }; /* sqlite's files beside a database */
 
 static _Atomic(struct partial *) head; /* newest first; read by the signal handler */
 static void (*signal_hook)(int sig);
 static bool initialised;
+
+/* The private folder of a file and what a library left in it (async-signal-safe: known names only). */
+static void remove_private_dir_known(struct partial *p)
+{
+	if (!atomic_exchange(&p->dir_pending, false))
+		return;
+	for (size_t i = 0; i < sizeof(p->extra) / sizeof(p->extra[0]); i++)
+		unlink(p->extra[i]);
+	rmdir(p->dir);
+}
 
 static void remove_pending(void)
 {
@@ -35,7 +53,30 @@ static void remove_pending(void)
 			unlink(p->tmp);
 		if (atomic_exchange(&p->claimed, false))
 			unlink(p->final);
+		if (p->dir)
+			remove_private_dir_known(p);
 	}
+}
+
+/* Outside a signal handler: anything else a library left there goes too. */
+static void remove_private_dir(struct partial *p)
+{
+	DIR *d;
+	struct dirent *e;
+	if (!p->dir || !atomic_load(&p->dir_pending))
+		return;
+	if (rmdir(p->dir) == 0 || errno != ENOTEMPTY) {
+		atomic_store(&p->dir_pending, false);
+		return;
+	}
+	if ((d = opendir(p->dir))) {
+		int fd = dirfd(d);
+		while ((e = readdir(d)))
+			if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+				unlinkat(fd, e->d_name, 0);
+		closedir(d);
+	}
+	remove_private_dir_known(p);
 }
 
 static void on_exit_remove(void)
@@ -160,6 +201,60 @@ int partial_create(const char *final, struct partial **out, struct strbuf *err)
 	return fd;
 }
 
+int partial_create_private(const char *final, struct partial **out, struct strbuf *err)
+{
+	struct strbuf tmpl = STRBUF_INIT, tmp = STRBUF_INIT;
+	char *copy = xstrdup(final);
+	const char *base;
+	sigset_t stop, old;
+	struct partial *p;
+	int fd = -1, saved = 0;
+	*out = NULL;
+	partial_init();
+	/* beside final, so that the last rename stays on one file system; mkdtemp gives 0700 */
+	strbuf_addf(&tmpl, "%s.partial-XXXXXX", final);
+	base = basename(copy);
+	sigemptyset(&stop);
+	sigaddset(&stop, SIGINT);
+	sigaddset(&stop, SIGTERM);
+	sigaddset(&stop, SIGHUP);
+	/* registered before it exists, no signal in between (as partial_create) */
+	pthread_sigmask(SIG_BLOCK, &stop, &old);
+	if (!mkdtemp(tmpl.buf)) {
+		saved = errno;
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
+		strbuf_addf(err, "%s: cannot create a private folder for it: %s", final, strerror(saved));
+		goto out;
+	}
+	strbuf_addf(&tmp, "%s/%s", tmpl.buf, base);
+	p = partial_add(tmp.buf, final);
+	p->dir = xstrdup(tmpl.buf);
+	for (size_t i = 0; i < sizeof(p->extra) / sizeof(p->extra[0]); i++) {
+		struct strbuf x = STRBUF_INIT;
+		strbuf_addf(&x, "%s%s", tmp.buf, extra_suffix[i]);
+		p->extra[i] = strbuf_detach(&x, NULL);
+	}
+	atomic_store(&p->dir_pending, true);
+	do {
+		fd = open(tmp.buf, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+	} while (fd < 0 && errno == EINTR);
+	saved = errno;
+	if (fd < 0) {
+		atomic_store(&p->pending, false);
+		remove_private_dir(p);
+	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (fd < 0)
+		strbuf_addf(err, "%s: cannot create: %s", final, strerror(saved));
+	else
+		*out = p;
+out:
+	free(copy);
+	strbuf_release(&tmpl);
+	strbuf_release(&tmp);
+	return fd;
+}
+
 FILE *partial_fopen(const char *final, struct partial **out, struct strbuf *err)
 {
 	int fd = partial_create(final, out, err);
@@ -198,6 +293,7 @@ int partial_commit(struct partial *p, struct strbuf *err)
 		return -1;
 	}
 	atomic_store(&p->pending, false);
+	remove_private_dir(p);
 	return 0;
 }
 
@@ -263,6 +359,8 @@ int partial_commit_unique(struct partial *const *v, size_t n, partial_name_fn *n
 			atomic_store(&v[i]->pending, false);
 		}
 		if (i == n) {
+			for (i = 0; i < n; i++)
+				remove_private_dir(v[i]);
 			ret = 0;
 			break;
 		}
@@ -326,6 +424,7 @@ void partial_drop(struct partial *p)
 {
 	if (atomic_exchange(&p->pending, false))
 		unlink(p->tmp);
+	remove_private_dir(p);
 }
 
 /* data into a temporary file for path: 0 and *part, or -1 (nothing left). */

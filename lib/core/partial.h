@@ -46,6 +46,21 @@ void partial_init(void);
  * "FINAL: cannot create: ..." in err.
  */
 int partial_create(const char *final, struct partial **out, struct strbuf *err);
+/*
+ * The same for a file a library opens again by its name (libxlsxwriter,
+ * sqlite): every such writer gets its path here, and from nowhere else.
+ * A name in the destination folder can be swapped for a link between our
+ * open and the library's, so the file is made in a private folder of this
+ * process, FINAL.partial-XXXXXX (mkdtemp: 0700, so only this user can add
+ * or swap a name in it), beside FINAL so that the commit's rename stays on
+ * one file system; partial_tmp_name() is FOLDER/<FINAL's base name>.  The
+ * commits move it into place as for partial_create(); a commit, a drop,
+ * an exit without commit and the signals above remove the folder and what
+ * the library left in it (sqlite's -journal, -wal, -shm).  Returns the
+ * file's descriptor (the caller may close it at once), or -1 with the
+ * reason in err (nothing left behind).
+ */
+int partial_create_private(const char *final, struct partial **out, struct strbuf *err);
 /* The same as a stdio stream ("w"); NULL with the reason in err. */
 FILE *partial_fopen(const char *final, struct partial **out, struct strbuf *err);
 /* The temporary name. */

@@ -123,3 +123,29 @@ void text_sh_path(struct strbuf *out, const char *path)
 		strbuf_addstr(out, "./");
 	text_sh_word(out, path);
 }
+
+size_t text_cut_len(const char *s, size_t len, size_t max)
+{
+	size_t n = len;
+	if (len > max) {
+		n = max;
+		while (n && ((unsigned char)s[n] & 0xc0) == 0x80)
+			n--;
+	}
+	return n;
+}
+
+void text_cut(struct strbuf *out, const char *s, size_t len, size_t max)
+{
+	size_t n = text_cut_len(s, len, max);
+	strbuf_add(out, s, n);
+	if (n < len)
+		strbuf_addstr(out, "...");
+}
+
+void text_quote_cut(struct strbuf *out, const char *s, size_t len, size_t max)
+{
+	strbuf_addch(out, '\'');
+	text_cut(out, s, len, max);
+	strbuf_addch(out, '\'');
+}

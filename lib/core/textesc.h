@@ -34,6 +34,17 @@ void text_escape(struct strbuf *out, const char *s, size_t len, unsigned keep);
 void text_escape_str(struct strbuf *out, const char *s, unsigned keep);
 /* Escape, in place, what out holds from byte `from` on. */
 void text_escape_tail(struct strbuf *out, size_t from, unsigned keep);
+/*
+ * A value quoted in a message: s (len bytes) in single quotes, cut to its
+ * first max bytes (back to the start of a UTF-8 sequence) with "..." after
+ * when it is longer, so that a name of megabytes makes a message of a line.
+ * Not escaped here: messages are escaped as they are written (msg.h).
+ */
+void text_quote_cut(struct strbuf *out, const char *s, size_t len, size_t max);
+/* The same without the quotes, for a message that quotes in its own way. */
+void text_cut(struct strbuf *out, const char *s, size_t len, size_t max);
+/* How many of s's len bytes text_cut() keeps: len, or at most max, ending before a UTF-8 continuation byte. */
+size_t text_cut_len(const char *s, size_t len, size_t max);
 /* Whether s needs escaping at all. */
 bool text_needs_escape(const char *s, size_t len, unsigned keep);
 

@@ -1,6 +1,7 @@
 #include "xlsxr.h"
 #include "msg.h"
 #include "source.h"
+#include "textesc.h"
 #include "xalloc.h"
 
 #include <expat.h>
@@ -757,11 +758,7 @@ static bool parse_ref(const char *s, uint32_t *col, uint32_t *row)
 /* A bad value quoted in a message, cut short. */
 static void add_shown(struct strbuf *sb, const char *s, size_t len)
 {
-	strbuf_addch(sb, '\'');
-	strbuf_add(sb, s, len > SHOWN ? SHOWN : len);
-	if (len > SHOWN)
-		strbuf_addstr(sb, "...");
-	strbuf_addch(sb, '\'');
+	text_quote_cut(sb, s, len, SHOWN);
 }
 
 static void cell_fail(struct sheet_pass *sp, const char *what, const struct strbuf *value)

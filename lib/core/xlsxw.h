@@ -19,8 +19,10 @@
  * and counted (xlsxw_cut_cells), since neither Excel nor libxlsxwriter
  * takes more.
  *
- * The file: xlsxw_new() writes at `path` (the caller makes it a temporary
- * name of its own, partial.h, and commits it after xlsxw_close()); the
+ * The file: xlsxw_new() writes at `path`, which libxlsxwriter opens again
+ * by name when the workbook is closed: the caller makes it with
+ * partial_create_private() (partial.h: a private folder of its own, so no
+ * link can be swapped in), and commits it after xlsxw_close(); the
  * temporary files go into `tmpdir` (the output's directory is best: the
  * same file system holds the result), removed as soon as they are open.
  * Errors follow msg.h and name the path.  Not thread-safe: one thread

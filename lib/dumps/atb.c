@@ -525,6 +525,39 @@ static bool exists(const char *path)
 	return !stat(path, &st);
 }
 
+/*
+ * Whether file resolves (links followed) to a file inside the dump's folder
+ * dir (also resolved), as tensor_open_leaf() holds a data_name to its
+ * tensor folder: 0, or -1 with a message naming the file (and the alias
+ * data= it came from, when alias is not NULL).
+ */
+static int inside_dump(const char *dir, const char *file, const char *bin, const char *alias, struct strbuf *err)
+{
+	char *real_dir = realpath(dir, NULL), *real = realpath(file, NULL);
+	size_t n;
+	int ret = 0;
+	if (!real_dir || !real) {
+		ret = alias ? msg_fail(err, bin, "its alias data=%s names %s: %s", alias, file, strerror(errno))
+			    : msg_fail(err, bin, "%s", strerror(errno));
+		goto out;
+	}
+	n = strlen(real_dir);
+	if (n == 1) /* the folder is "/" */
+		n = 0;
+	if (strncmp(real, real_dir, n) || real[n] != '/') {
+		if (alias)
+			ret = msg_fail(err, bin, "its alias data=%s resolves to %s, outside the dump folder %s: only files "
+					     "inside the dump folder are read", alias, real, real_dir);
+		else
+			ret = msg_fail(err, bin, "resolves to %s, outside the dump folder %s: only files inside the dump "
+					     "folder are read", real, real_dir);
+	}
+out:
+	free(real_dir);
+	free(real);
+	return ret;
+}
+
 /* The .bin file of a row; an alias followed to its target, the alias file then in alias_of. */
 static int row_file(struct atb_file *af, const struct atb_row *r, struct strbuf *out, struct strbuf *alias_of,
 		    struct strbuf *err)
@@ -535,6 +568,8 @@ static int row_file(struct atb_file *af, const struct atb_row *r, struct strbuf 
 		return fail_at(err, af, r->line, "Tensor Path %s has no atb_dump_data/data/<device>/<exec>/ part", r->f[A_PATH]);
 	if (!exists(out->buf))
 		return 0; /* a missing file: the tensor compare says so, as for any dump */
+	if (inside_dump(af->exec_dir, out->buf, out->buf, NULL, err) < 0)
+		return -1;
 	a = tensor_atb_alias(out->buf, &alias, err);
 	if (a <= 0) {
 		strbuf_release(&alias);
@@ -546,6 +581,8 @@ static int row_file(struct atb_file *af, const struct atb_row *r, struct strbuf 
 	}
 	if (!exists(target.buf)) {
 		a = msg_fail(err, out->buf, "an alias (filter_level 1) of %s, which is not there", target.buf);
+	} else if (inside_dump(af->exec_dir, target.buf, out->buf, alias.buf, err) < 0) {
+		a = -1;
 	} else {
 		if (!af->st->aliases++)
 			warning("%s: alias files (filter_level 1) followed to the file they name, e.g. %s -> %s (msprobe "
@@ -625,6 +662,11 @@ int atb_alias_target(const char *bin, struct strbuf *target, struct strbuf *err)
 		strbuf_addbuf(target, &alias);
 	if (!exists(target->buf))
 		a = msg_fail(err, bin, "an alias (filter_level 1) of %s, which is not there", target->buf);
+	else if (!exec_dir)
+		a = msg_fail(err, bin, "its alias data=%s: the .bin lies in no ATB dump folder, so the alias is not followed",
+			     alias.buf);
+	else if (inside_dump(exec_dir, target->buf, bin, alias.buf, err) < 0)
+		a = -1;
 	free(exec_dir);
 	strbuf_release(&alias);
 	return a;

@@ -300,12 +300,14 @@ int graph_write_visdb(const struct graph_set *g, const char *path, const char *e
 	strbuf_addf(&first, "%s%s", path, ext ? ext : "");
 	db.path = first.buf;
 	partial_init();
-	if ((fd = partial_create(first.buf, &p, err)) < 0) {
+	if ((fd = partial_create_private(first.buf, &p, err)) < 0) {
 		strbuf_release(&first);
 		return PROBE_ERR;
 	}
 	close(fd);
-	if (sqlite3_open(partial_tmp_name(p), &db.h) != SQLITE_OK) {
+	/* in a private folder of ours (partial.h); no link followed on the way */
+	if (sqlite3_open_v2(partial_tmp_name(p), &db.h, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOFOLLOW,
+			    NULL) != SQLITE_OK) {
 		ret = db_fail(&db, "cannot open");
 	} else {
 		ret = fill(&db, g);

@@ -182,6 +182,10 @@ int tio_atb_open(struct tensor *t, const char *path, struct strbuf *err)
 	if (h.data_len != need)
 		return msg_fail(err, path, "$Object.data says %lld bytes, dims and dtype make %lld", (long long)h.data_len,
 				(long long)need);
+	/* every sum checked: the header's numbers are anything up to 2^63 - 1 */
+	if (h.data_len > INT64_MAX - h.data_offset)
+		return msg_fail(err, path, "$Object.data=%lld,%lld: offset + length overflows 64 bits",
+				(long long)h.data_offset, (long long)h.data_len);
 	if (h.object_len >= 0 && h.data_offset + h.data_len > h.object_len)
 		return msg_fail(err, path, "$Object.data reaches beyond $Object.Length (%lld)", (long long)h.object_len);
 	if ((uint64_t)h.data_offset > t->map_len - h.payload || (uint64_t)need > t->map_len - h.payload - (size_t)h.data_offset)

@@ -108,7 +108,7 @@ struct zipw {
 static void zip_create(struct zipw *w, const char *path)
 {
 	struct strbuf err = STRBUF_INIT;
-	int fd = partial_create(path, &w->part, &err);
+	int fd = partial_create_private(path, &w->part, &err);
 	if (fd < 0)
 		die("%s", err.buf);
 	close(fd);
