@@ -17,7 +17,34 @@ struct tokens_reader {
 	bool done;
 	uint64_t values; /* top-level values begun */
 	struct strbuf num; /* a number's text, NUL-terminated */
+	size_t max;        /* ids, positions and candidates per prompt (PROBE_MAX_TOKENS) */
+	char *env_err;     /* PROBE_MAX_TOKENS's trouble, reported by the first tokens_reader_next() */
 };
+
+/* PROBE_MAX_TOKENS: a whole number above 0, optionally followed by K or M (1024, 1048576). */
+static size_t max_tokens(struct strbuf *err)
+{
+	const char *env = getenv("PROBE_MAX_TOKENS"), *p;
+	uint64_t v = 0, unit = 1;
+	if (!env || !*env)
+		return TOKENS_MAX_DEFAULT;
+	for (p = env; *p >= '0' && *p <= '9'; p++) {
+		if (v > (UINT64_MAX - 9) / 10)
+			goto bad;
+		v = v * 10 + (uint64_t)(*p - '0');
+	}
+	if (*p == 'K' || *p == 'k')
+		unit = 1024, p++;
+	else if (*p == 'M' || *p == 'm')
+		unit = 1024 * 1024, p++;
+	if (p == env || *p || !v || v > (uint64_t)(SIZE_MAX / 32) / unit)
+		goto bad;
+	return (size_t)(v * unit);
+bad:
+	strbuf_addf(err, "PROBE_MAX_TOKENS=%s: not a count (a whole number above 0, optionally followed by K or M, "
+		    "at most %zu)", env, (size_t)(SIZE_MAX / 32));
+	return 0;
+}
 
 void tokens_seq_release(struct tokens_seq *s)
 {
@@ -61,6 +88,12 @@ struct tokens_reader *tokens_reader_new(struct source *src)
 	r->src = src;
 	json_reader_init(&r->jr, src, JSON_MULTI, 0);
 	strbuf_init(&r->num, 32);
+	{
+		struct strbuf e = STRBUF_INIT;
+		r->max = max_tokens(&e);
+		r->env_err = e.len ? strbuf_detach(&e, NULL) : NULL;
+		strbuf_release(&e);
+	}
 	return r;
 }
 
@@ -82,6 +115,7 @@ void tokens_reader_close(struct tokens_reader *r)
 	json_reader_release(&r->jr);
 	source_close(r->src);
 	strbuf_release(&r->num);
+	free(r->env_err);
 	free(r);
 }
 
@@ -183,6 +217,15 @@ static int read_lp(struct tokens_reader *r, const struct json_token *tok, double
 	return 0;
 }
 
+/* Past the bound on what one prompt holds: -1 with the message (the file and where); n is the count so far. */
+static int over_bound(struct tokens_reader *r, const struct json_token *tok, size_t n, const char *what,
+		      struct strbuf *err)
+{
+	if (n < r->max)
+		return 0;
+	return fail(r, tok, err, "a prompt with more than %zu %s (PROBE_MAX_TOKENS raises the limit)", r->max, what);
+}
+
 /* The ids array, its '[' just read; first, when not NULL, its first token (already read). */
 static int read_ids(struct tokens_reader *r, const struct json_token *first, struct tokens_seq *s, struct strbuf *err)
 {
@@ -194,7 +237,7 @@ static int read_ids(struct tokens_reader *r, const struct json_token *first, str
 		next(r, &tok);
 	while (tok.type != JSON_ARRAY_END) {
 		int64_t id = 0;
-		if (read_id(r, &tok, &id, err) < 0)
+		if (read_id(r, &tok, &id, err) < 0 || over_bound(r, &tok, s->n, "token ids", err) < 0)
 			return -1;
 		ALLOC_GROW(s->ids, s->n + 1, s->ids_alloc);
 		s->ids[s->n++] = id;
@@ -251,6 +294,8 @@ static int read_cands(struct tokens_reader *r, const struct json_token *at, stru
 				    (int)(tok.len > 40 ? 40 : tok.len), tok.text);
 		if (next(r, &tok) == JSON_ERROR)
 			return fail(r, &tok, err, NULL);
+		if (over_bound(r, &tok, *ncand, "candidates", err) < 0)
+			return -1;
 		ALLOC_GROW(s->cand, *ncand + 1, s->cand_alloc);
 		s->cand[*ncand].id = (int64_t)v;
 		if (read_cand_value(r, &tok, &s->cand[*ncand].lp, err) < 0)
@@ -274,6 +319,10 @@ static int read_logprobs(struct tokens_reader *r, struct tokens_seq *s, size_t *
 	enum json_type t;
 	size_t k = 0, ncand = 0;
 	while ((t = next(r, &tok)) != JSON_ARRAY_END) {
+		if (t == JSON_ERROR)
+			return fail(r, &tok, err, NULL);
+		if (over_bound(r, &tok, k, "log-probability entries", err) < 0)
+			return -1;
 		ALLOC_GROW(s->lp, k + 1, s->lp_alloc);
 		ALLOC_GROW(s->at, k + 2, s->at_alloc);
 		s->lp[k] = NAN;
@@ -359,6 +408,10 @@ int tokens_reader_next(struct tokens_reader *r, struct tokens_seq *s, struct str
 {
 	struct json_token tok, first;
 	enum json_type t;
+	if (r->env_err) {
+		strbuf_addstr(err, r->env_err);
+		return -1;
+	}
 	if (r->done)
 		return 0;
 	if (r->in_doc) {

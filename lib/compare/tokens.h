@@ -58,8 +58,14 @@
  * stops holding).
  *
  * Memory: one prompt of each file at a time (its ids and candidates),
- * and a small result per prompt.
+ * and a small result per prompt.  A prompt holds at most
+ * TOKENS_MAX_DEFAULT token ids, as many log-probability entries and as
+ * many candidates (the environment's PROBE_MAX_TOKENS, a count with an
+ * optional K or M, changes it): past it, "FILE:LINE:COL: a prompt with
+ * more than N token ids (PROBE_MAX_TOKENS raises the limit)", so that a
+ * small gzip that claims billions of ids is refused at a bounded cost.
  */
+#define TOKENS_MAX_DEFAULT ((size_t)1 << 22)
 #ifndef PROBE_TOKENS_H
 #define PROBE_TOKENS_H
 

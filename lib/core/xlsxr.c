@@ -33,7 +33,47 @@ struct xlsxr {
 	size_t *shared_at;     /* where each starts in shared */
 	size_t nshared, shared_alloc;
 	bool busy;             /* in xlsxr_read_sheet() */
+	uint64_t max_inflate;  /* zip_inflate_limit() of the workbook's size */
+	uint64_t inflated;     /* bytes inflated so far, all parts together */
+	uint64_t size;         /* the workbook's, in bytes */
 };
+
+/* ---------------------------------------------------------------- the inflation bound */
+
+int zip_inflate_limit(uint64_t file_size, uint64_t *max, struct strbuf *err)
+{
+	const char *env = getenv("PROBE_MAX_INFLATE"), *p;
+	uint64_t v = 0, unit = 1;
+	if (env && *env) {
+		for (p = env; *p >= '0' && *p <= '9'; p++) {
+			if (v > (UINT64_MAX - 9) / 10)
+				goto too_large;
+			v = v * 10 + (uint64_t)(*p - '0');
+		}
+		switch (*p) {
+		case 'K': case 'k': unit = (uint64_t)1 << 10; p++; break;
+		case 'M': case 'm': unit = (uint64_t)1 << 20; p++; break;
+		case 'G': case 'g': unit = (uint64_t)1 << 30; p++; break;
+		default: break;
+		}
+		if (p == env || *p || !v) {
+			strbuf_addf(err, "PROBE_MAX_INFLATE=%s: not a size in bytes (a whole number above 0, "
+				    "optionally followed by K, M or G)", env);
+			return -1;
+		}
+		if (v > UINT64_MAX / unit)
+			goto too_large;
+		*max = v * unit;
+		return 0;
+	}
+	*max = file_size > ZIP_INFLATE_MIN / ZIP_INFLATE_RATIO ? file_size * ZIP_INFLATE_RATIO : ZIP_INFLATE_MIN;
+	if (file_size > UINT64_MAX / ZIP_INFLATE_RATIO)
+		*max = UINT64_MAX;
+	return 0;
+too_large:
+	strbuf_addf(err, "PROBE_MAX_INFLATE=%s: too large", env);
+	return -1;
+}
 
 /* ---------------------------------------------------------------- parts */
 
@@ -109,6 +149,12 @@ static int part_open(struct xlsxr *x, const char *part, uint64_t max, const char
 	if (declared > max)
 		return fail(x, err, "%s: declared to inflate to %llu bytes, more than the %s allowed",
 			    part, (unsigned long long)declared, max_text);
+	/* sheets are streamed (and may be read again): each alone; the parts held, together */
+	if (declared > x->max_inflate || (!x->busy && x->inflated > x->max_inflate - declared))
+		return fail(x, err, "%s: inflates to %llu bytes, which with the %llu already read is more than the "
+			    "%llu bytes allowed for this workbook (64 times its size, at least 64 MiB; "
+			    "PROBE_MAX_INFLATE raises the limit)", part, (unsigned long long)declared,
+			    (unsigned long long)x->inflated, (unsigned long long)x->max_inflate);
 	if (unzOpenCurrentFile(x->zip) != UNZ_OK)
 		return fail(x, err, "%s: cannot be read (a damaged zip)", part);
 	*size = declared;
@@ -283,6 +329,8 @@ static int pass_run(struct xmlpass *xp)
 			break;
 		}
 		got += (uint64_t)n;
+		if (!x->busy)
+			x->inflated += (uint64_t)n;
 		if (got > xp->size) {
 			fail(x, xp->err, "%s: inflates to more than the %llu bytes its zip entry declares",
 			     xp->part, (unsigned long long)xp->size);
@@ -447,11 +495,15 @@ struct shared_pass {
 	unsigned in_si, in_t, in_rph;
 };
 
+static size_t shared_max(const struct xlsxr *x)
+{
+	return x->max_inflate < XLSXR_MAX_SHARED ? (size_t)x->max_inflate : XLSXR_MAX_SHARED;
+}
+
 static bool shared_fits(struct xlsxr *x, size_t more)
 {
-	size_t index = x->nshared * sizeof(*x->shared_at);
-	return x->shared.len <= XLSXR_MAX_SHARED && index <= XLSXR_MAX_SHARED - x->shared.len &&
-	       more <= XLSXR_MAX_SHARED - x->shared.len - index;
+	size_t index = x->nshared * sizeof(*x->shared_at), max = shared_max(x);
+	return x->shared.len <= max && index <= max - x->shared.len && more <= max - x->shared.len - index;
 }
 
 static int shared_start(struct xmlpass *xp, const char *name, const char **atts)
@@ -464,7 +516,8 @@ static int shared_start(struct xmlpass *xp, const char *name, const char **atts)
 			return 0;
 		}
 		if (!shared_fits(x, sizeof(*x->shared_at) + 1)) {
-			pass_fail(xp, "more than %zu MiB of shared strings", XLSXR_MAX_SHARED >> 20);
+			pass_fail(xp, "more than %zu bytes of shared strings and their index (PROBE_MAX_INFLATE raises the limit)",
+				  shared_max(x));
 			return 0;
 		}
 		ALLOC_GROW(x->shared_at, x->nshared + 1, x->shared_alloc);
@@ -505,7 +558,8 @@ static void shared_text(struct xmlpass *xp, const char *s, size_t len)
 	if (!sp->in_t || sp->in_rph)
 		return;
 	if (!shared_fits(x, len + 1)) {
-		pass_fail(xp, "more than %zu MiB of shared strings", XLSXR_MAX_SHARED >> 20);
+		pass_fail(xp, "more than %zu bytes of shared strings and their index (PROBE_MAX_INFLATE raises the limit)",
+				  shared_max(x));
 		return;
 	}
 	strbuf_add(&x->shared, s, len);
@@ -605,12 +659,14 @@ static int check_file(struct xlsxr *x, struct strbuf *err)
 	fclose(f);
 	if (!st.st_size)
 		return fail(x, err, "an empty file, not an .xlsx workbook");
+	x->size = (uint64_t)st.st_size;
 	return 0;
 }
 
 struct xlsxr *xlsxr_open(const char *path, struct strbuf *err)
 {
 	struct xlsxr *x = xcalloc(1, sizeof(*x));
+	struct strbuf why = STRBUF_INIT;
 	char *shared = NULL;
 	x->path = xstrdup(path);
 	strbuf_init(&x->shared, 0);
@@ -620,11 +676,17 @@ struct xlsxr *xlsxr_open(const char *path, struct strbuf *err)
 		fail(x, err, "not a zip file, so not an .xlsx workbook (or a damaged one)");
 		goto fail;
 	}
+	if (zip_inflate_limit(x->size, &x->max_inflate, &why) < 0) {
+		fail(x, err, "%s", why.buf);
+		goto fail;
+	}
 	if (read_workbook(x, err) < 0 || !(shared = find_parts(x, err)) || read_shared(x, shared, err) < 0)
 		goto fail;
 	free(shared);
+	strbuf_release(&why);
 	return x;
 fail:
+	strbuf_release(&why);
 	free(shared);
 	xlsxr_close(x);
 	return NULL;

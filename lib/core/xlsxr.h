@@ -34,7 +34,10 @@
  * Refused: a file that is not a zip, no xl/workbook.xml or relationships,
  * a sheet whose part is missing, a part encrypted or compressed otherwise
  * than stored or deflated, a sheet or shared-strings part declared larger
- * than XLSXR_MAX_PART (other parts: 64 MiB), one that inflates to more or
+ * than XLSXR_MAX_PART (other parts: 64 MiB), parts that together would
+ * inflate to more than zip_inflate_limit() of the workbook's size (only
+ * the parts named above are inflated: comments, styles, drawings and the
+ * rest are never read), one that inflates to more or
  * fewer bytes than declared or fails its CRC, a document type declaration
  * (no entity expansion is ever done), elements nested deeper than 256, a
  * single XML token longer than 64 MiB, more than XLSXR_MAX_SHARED bytes
@@ -58,6 +61,21 @@
 #define XLSXR_MAX_PART ((uint64_t)4 << 30)  /* bytes a sheet or the shared strings inflate to */
 #define XLSXR_MAX_SHARED ((size_t)1 << 30)  /* bytes of shared strings held, their index included */
 #define XLSXR_MAX_ROW_TEXT ((size_t)256 << 20) /* bytes of text in one row */
+
+/*
+ * The bound on what a zip (a workbook, a config_check pack) may inflate
+ * to, all its members read together: ZIP_INFLATE_RATIO times the file's
+ * size, at least ZIP_INFLATE_MIN, unless the environment's
+ * PROBE_MAX_INFLATE (bytes, a whole number > 0 with an optional K, M or
+ * G) sets it.  Deflate reaches about 1000:1 on repeated bytes, real
+ * workbooks and packs 3:1 to 20:1: past the bound a member is a bomb and
+ * is refused before it is inflated (by its declared size) or as soon as
+ * it passes the bound.  0, or -1 with "PROBE_MAX_INFLATE=VALUE: what is
+ * wrong" in err.
+ */
+#define ZIP_INFLATE_RATIO 64u
+#define ZIP_INFLATE_MIN ((uint64_t)64 << 20)
+int zip_inflate_limit(uint64_t file_size, uint64_t *max, struct strbuf *err);
 
 enum xlsxr_type { XLSXR_EMPTY, XLSXR_TEXT, XLSXR_NUMBER, XLSXR_BOOL, XLSXR_ERROR };
 

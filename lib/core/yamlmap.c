@@ -2,12 +2,126 @@
 #include "source.h"
 #include "xalloc.h"
 
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include <yaml.h>
 
 static int fail_at(struct strbuf *err, const char *path, const yaml_mark_t *mark, const char *what)
 {
 	strbuf_addf(err, "%s:%zu:%zu: %s", path, mark->line + 1, mark->column + 1, what);
 	return -1;
+}
+
+/* PROBE_MAX_YAML_NODES: a whole number above 0; 0 when not set, -1 (with the message) when not a count. */
+static int64_t yaml_nodes_env(struct strbuf *err)
+{
+	const char *env = getenv("PROBE_MAX_YAML_NODES"), *p;
+	uint64_t v = 0;
+	if (!env || !*env)
+		return 0;
+	for (p = env; *p >= '0' && *p <= '9'; p++) {
+		if (v > ((uint64_t)INT64_MAX - 9) / 10)
+			break;
+		v = v * 10 + (uint64_t)(*p - '0');
+	}
+	if (p == env || *p || !v) {
+		strbuf_addf(err, "PROBE_MAX_YAML_NODES=%s: not a whole number above 0", env);
+		return -1;
+	}
+	return (int64_t)v;
+}
+
+/*
+ * A first pass over the events of f, nothing built: the nesting depth
+ * (YAML_MAX_DEPTH) and the nodes the document holds once its aliases are
+ * expanded (YAML_NODES_PER_EVENT per event read, or PROBE_MAX_YAML_NODES
+ * when that is more).  0, or -1 with "FILE:LINE:COL: what" in err; a
+ * syntax error is left to the load that follows.
+ */
+static int yaml_check_bounds(FILE *f, const char *path, struct strbuf *err)
+{
+	yaml_parser_t parser;
+	yaml_event_t ev;
+	struct strmap anchors = STRMAP_INIT; /* anchor -> nodes it stands for */
+	uint64_t start[YAML_MAX_DEPTH + 1], nodes = 0, events = 0;
+	char *named[YAML_MAX_DEPTH + 1];      /* the anchor of each open collection, or NULL */
+	int64_t most = yaml_nodes_env(err);
+	int depth = 0, ret = 0;
+
+	if (most < 0)
+		return -1;
+	yaml_parser_initialize(&parser);
+	yaml_parser_set_input_file(&parser, f);
+	while (!ret && yaml_parser_parse(&parser, &ev)) {
+		const yaml_char_t *anchor = NULL;
+		uint64_t size = 0, bound;
+		bool done = ev.type == YAML_STREAM_END_EVENT;
+		events++;
+		switch (ev.type) {
+		case YAML_SEQUENCE_START_EVENT:
+		case YAML_MAPPING_START_EVENT:
+			if (depth == YAML_MAX_DEPTH) {
+				strbuf_addf(err, "%s:%zu:%zu: nested more than %d deep", path, ev.start_mark.line + 1,
+					    ev.start_mark.column + 1, YAML_MAX_DEPTH);
+				ret = -1;
+				break;
+			}
+			anchor = ev.type == YAML_MAPPING_START_EVENT ? ev.data.mapping_start.anchor
+								     : ev.data.sequence_start.anchor;
+			named[depth] = anchor ? xstrdup((const char *)anchor) : NULL;
+			anchor = NULL;
+			start[depth++] = nodes++;
+			break;
+		case YAML_SEQUENCE_END_EVENT:
+		case YAML_MAPPING_END_EVENT:
+			if (depth > 0 && named[--depth]) {
+				/* the collection's anchor was on its start event */
+				bool created;
+				char *a = named[depth];
+				strmap_put(&anchors, a, strlen(a), &created)->value.u = nodes - start[depth];
+				free(a);
+			}
+			break;
+		case YAML_SCALAR_EVENT:
+			nodes++;
+			anchor = ev.data.scalar.anchor;
+			size = 1;
+			break;
+		case YAML_ALIAS_EVENT: {
+			const char *a = (const char *)ev.data.alias.anchor;
+			struct strmap_slot *slot = a ? strmap_find(&anchors, a, strlen(a)) : NULL;
+			size = slot ? slot->value.u : 1;
+			nodes = size > UINT64_MAX - nodes ? UINT64_MAX : nodes + size;
+			break;
+		}
+		default:
+			break;
+		}
+		if (anchor) {
+			bool created;
+			const char *a = (const char *)anchor;
+			strmap_put(&anchors, a, strlen(a), &created)->value.u = size;
+		}
+		yaml_event_delete(&ev);
+		if (ret || done)
+			break;
+		bound = events > UINT64_MAX / YAML_NODES_PER_EVENT ? UINT64_MAX : events * YAML_NODES_PER_EVENT;
+		if (most > 0 && (uint64_t)most > bound)
+			bound = (uint64_t)most;
+		if (nodes > bound) {
+			strbuf_addf(err, "%s:%zu:%zu: aliases expand to more than %llu nodes (%d per event read; "
+				    "PROBE_MAX_YAML_NODES raises the limit)", path, parser.mark.line + 1,
+				    parser.mark.column + 1, (unsigned long long)bound, YAML_NODES_PER_EVENT);
+			ret = -1;
+		}
+	}
+	yaml_parser_delete(&parser);
+	while (depth > 0)
+		free(named[--depth]);
+	strmap_release(&anchors);
+	return ret;
 }
 
 int yaml_load_file(const char *path, yaml_document_t *doc, struct strbuf *err)
@@ -17,6 +131,16 @@ int yaml_load_file(const char *path, yaml_document_t *doc, struct strbuf *err)
 	int ret = 0;
 	if (!f)
 		return -1;
+	if (yaml_check_bounds(f, path, err) < 0) {
+		fclose(f);
+		return -1;
+	}
+	if (fseek(f, 0, SEEK_SET) != 0) {
+		strbuf_addf(err, "%s: cannot read it again: %s", path, strerror(errno));
+		fclose(f);
+		return -1;
+	}
+	clearerr(f);
 	yaml_parser_initialize(&parser);
 	yaml_parser_set_input_file(&parser, f);
 	if (!yaml_parser_load(&parser, doc)) {

@@ -31,8 +31,17 @@ int yamlmap_load(struct yamlmap *m, const char *path, struct strbuf *err);
  * yaml_document_delete()s it; the file is closed).  Returns 0, or -1 with
  * "FILE: cannot open: why" or "FILE:LINE:COL: what" in err.  Every loader
  * here reads a regular file only: a FIFO or a device is refused with
- * source_fopen_regular()'s message, never waited on.
+ * source_fopen_regular()'s message, never waited on.  Before anything is
+ * built, a first pass over the file's events refuses a document nested
+ * more than YAML_MAX_DEPTH deep ("FILE:LINE:COL: nested more than 64
+ * deep") and one whose aliases expand to more than YAML_NODES_PER_EVENT
+ * nodes per event read so far ("FILE:LINE:COL: aliases expand to more
+ * than N nodes ..."; the environment's PROBE_MAX_YAML_NODES, a count,
+ * raises that bound), so that memory and time follow the file's size,
+ * not what its aliases expand to (msprobe's mapping files use none).
  */
+#define YAML_MAX_DEPTH 64
+#define YAML_NODES_PER_EVENT 64
 int yaml_load_file(const char *path, yaml_document_t *doc, struct strbuf *err);
 /* The value of key, or NULL. */
 const char *yamlmap_get(const struct yamlmap *m, const char *key, size_t len);

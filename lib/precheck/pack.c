@@ -1,6 +1,7 @@
 #include "pack.h"
 #include "../core/msg.h"
 #include "../core/source.h"
+#include "../core/xlsxr.h"
 #include "../core/xalloc.h"
 #include "../json/json.h"
 #include "../msprobe/pyfmt.h"
@@ -338,6 +339,20 @@ int pack_add_member(struct pack *p, const char *member, const char *where, const
 		p->has |= 1u << PACK_PIP;
 		return 0;
 	}
+	if (p->max_inflate) {
+		/* every value but the first follows a '[', ',' or ':': an upper bound on the nodes */
+		uint64_t nodes = 1, need, max = p->max_inflate > UINT64_MAX / PACK_TREE_RATIO
+						       ? UINT64_MAX : p->max_inflate * PACK_TREE_RATIO;
+		for (size_t i = 0; i < len; i++)
+			nodes += data[i] == '[' || data[i] == ',' || data[i] == ':';
+		need = nodes * 2 * (sizeof(struct jnode) + sizeof(struct pyval)) + len + p->arena.total;
+		if (need > max) {
+			strbuf_addf(err, "%s: its JSON would take about %llu MiB of memory as a tree, more than the %llu MiB "
+				    "allowed (%u times PROBE_MAX_INFLATE's bound; it raises the limit)", where,
+				    (unsigned long long)(need >> 20), (unsigned long long)(max >> 20), PACK_TREE_RATIO);
+			return -1;
+		}
+	}
 	if (!(tree = pack_parse_json(p, where, data, len, err)))
 		return -1;
 	if (tree->kind != J_OBJECT)
@@ -411,8 +426,8 @@ static int zip_fail(struct strbuf *err, const char *path, const char *member, co
 }
 
 /* The current member's bytes, checked (size, CRC). */
-static int zip_read_member(unzFile z, const char *path, const char *name, const unz_file_info64 *info,
-			   struct strbuf *data, struct strbuf *err)
+static int zip_read_member(struct pack *p, unzFile z, const char *path, const char *name,
+			   const unz_file_info64 *info, struct strbuf *data, struct strbuf *err)
 {
 	uLong crc = crc32(0, Z_NULL, 0);
 	int rc;
@@ -422,6 +437,14 @@ static int zip_read_member(unzFile z, const char *path, const char *name, const 
 		return zip_fail(err, path, name, "compressed with a method other than stored or deflated");
 	if (info->uncompressed_size > PACK_MAX_FILE)
 		return zip_fail(err, path, name, "larger than 1 GiB, which msprobe refuses too");
+	if (info->uncompressed_size > p->max_inflate || p->inflated > p->max_inflate - info->uncompressed_size) {
+		strbuf_addf(err, "%s(%s): inflates to %llu bytes, which with the %llu already read is more than the %llu "
+			    "bytes allowed for this zip (64 times its size, at least 64 MiB; PROBE_MAX_INFLATE raises the "
+			    "limit)", path, name, (unsigned long long)info->uncompressed_size,
+			    (unsigned long long)p->inflated, (unsigned long long)p->max_inflate);
+		return -1;
+	}
+	p->inflated += info->uncompressed_size;
 	if (unzOpenCurrentFile(z) != UNZ_OK)
 		return zip_fail(err, path, name, "cannot be read (a damaged zip)");
 	strbuf_reset(data);
@@ -463,6 +486,11 @@ int pack_read_zip(struct pack *p, struct strbuf *err)
 
 	if (stat(p->path, &st) < 0)
 		return msg_fail(err, p->path, "cannot open: %s", strerror(errno));
+	if (zip_inflate_limit((uint64_t)st.st_size, &p->max_inflate, &data) < 0) {
+		rc = msg_fail(err, p->path, "%s", data.buf);
+		strbuf_release(&data);
+		return rc;
+	}
 	if (!(z = unzOpen64(p->path)))
 		return msg_fail(err, p->path, "not a zip file, or a damaged one (cut short: its directory at the end is "
 					      "missing)");
@@ -494,7 +522,7 @@ int pack_read_zip(struct pack *p, struct strbuf *err)
 				ignored(where.buf);
 			continue;
 		}
-		if (zip_read_member(z, p->path, name, &info, &data, err) < 0 ||
+		if (zip_read_member(p, z, p->path, name, &info, &data, err) < 0 ||
 		    pack_add_member(p, name, where.buf, data.buf, data.len, err) < 0)
 			rc = -1;
 	}

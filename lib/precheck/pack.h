@@ -35,7 +35,12 @@
  * "bench.zip(dataset/step0/rank0/dataset.json):3:5: what"; in a folder the
  * member's path.  A damaged zip (cut short, a bad CRC, a method other than
  * stored or deflated, encryption), a member or file that is not what its
- * name says, one larger than PACK_MAX_FILE: -1 and nothing kept.
+ * name says, one larger than PACK_MAX_FILE: -1 and nothing kept.  In a
+ * zip, only the members of the layout are inflated, each checked against
+ * the bound of zip_inflate_limit() (xlsxr.h: 64 times the zip's size, at
+ * least 64 MiB, PROBE_MAX_INFLATE) before a byte of it is inflated, all
+ * of them together too; and the JSON trees they make may take at most
+ * PACK_TREE_RATIO times that bound, estimated before a tree is built.
  *
  * Memory: a pack owns everything it points to (pack_free()); the members'
  * bytes are not kept once parsed.
@@ -52,6 +57,7 @@
 
 #define PACK_MAX_FILE ((size_t)1 << 30) /* msprobe's MAX_FILE_IN_ZIP_SIZE */
 #define PACK_MAX_MEMBERS 1000000
+#define PACK_TREE_RATIO 4u /* the trees' memory: at most this many times the inflation bound */
 
 /* The checks, in msprobe's order (ConfigChecker's registration). */
 enum pack_check { PACK_ENV, PACK_PIP, PACK_DATASET, PACK_WEIGHTS, PACK_HYPER, PACK_RANDOM, PACK_NCHECKS };
@@ -95,6 +101,8 @@ struct pack {
 
 	struct arena arena;       /* the trees, values and texts */
 	struct strmap members;    /* member name -> its place in dataset, weights or random (while reading) */
+	uint64_t max_inflate;     /* a zip: zip_inflate_limit() of its size (xlsxr.h); 0: no bound */
+	uint64_t inflated;        /* a zip: bytes inflated so far */
 };
 
 /* The file names of the two hyperparameters files, as msprobe names them. */
