@@ -115,8 +115,11 @@ struct walk {
 	void *ctx;
 	struct strbuf *err;
 	struct strbuf name;
-	size_t nodes;
+	size_t nodes, max_nodes;
 };
+
+/* A name of the tree (its keys joined) is at most this long: a key can be as long as data.pkl. */
+#define CK_MAX_NAME ((size_t)1 << 20)
 
 static bool ends_with(const char *s, size_t n, const char *suffix)
 {
@@ -157,6 +160,11 @@ static int key_text(struct walk *w, ptobj_ref k, size_t index, struct strbuf *ou
 		return 0;
 	}
 	if ((s = ptobj_str(w->o, k, &len))) {
+		if (len > CK_MAX_NAME - w->name.len) {
+			ck_shown_buf shown;
+			return msg_fail(w->err, ptobj_path(w->o), "data.pkl: under \"%s\": a key of %zu bytes makes a name "
+					"longer than %zu bytes", ck_shown(shown, w->name.buf, w->name.len), len, CK_MAX_NAME);
+		}
 		strbuf_add(out, s, len);
 		return 0;
 	}
@@ -177,6 +185,12 @@ static int walk_entries(struct walk *w, ptobj_ref r, int depth)
 	ptobj_ref k, v;
 	int rc = 0;
 	for (ptobj_iter_begin(w->o, r, &it); !rc && ptobj_iter_next(w->o, &it, &k, &v); index++) {
+		if (depth + 1 > CK_MAX_DEPTH) { /* before the key is copied */
+			ck_shown_buf shown;
+			rc = msg_fail(w->err, ptobj_path(w->o), "\"%s\": nested more than %d levels deep (a dict that "
+				      "holds itself?)", ck_shown(shown, w->name.buf, w->name.len), CK_MAX_DEPTH);
+			break;
+		}
 		if ((rc = key_text(w, k, index, &key)))
 			break;
 		join_key(&w->name, at, key.buf, key.len);
@@ -191,9 +205,9 @@ static int walk_node(struct walk *w, ptobj_ref r, int depth)
 {
 	enum ptobj_kind kind = ptobj_kind(w->o, r);
 	struct ptobj_tensor t;
-	if (++w->nodes > CK_MAX_NODES)
-		return msg_fail(w->err, ptobj_path(w->o), "more than %zu objects visited: the pickle's objects share "
-				"themselves too often to be walked", CK_MAX_NODES);
+	if (++w->nodes > w->max_nodes)
+		return msg_fail(w->err, ptobj_path(w->o), "data.pkl: more than %zu objects visited: the pickle's objects "
+				"share themselves too often to be walked (PROBE_PT_EXPAND raises the limit)", w->max_nodes);
 	if (depth > CK_MAX_DEPTH) {
 		ck_shown_buf shown;
 		return msg_fail(w->err, ptobj_path(w->o), "\"%s\": nested more than %d levels deep (a dict that "
@@ -214,7 +228,16 @@ int ck_walk(const struct ptobj *o, ptobj_ref r, const char *prefix, bool dicts_o
 	    struct strbuf *err)
 {
 	struct walk w = { .o = o, .dicts_only = dicts_only, .fn = fn, .ctx = ctx, .err = err, .name = STRBUF_INIT };
+	size_t f = ptobj_expand(err), n = ptobj_objects(o);
 	int rc;
+	if (!f)
+		return -1;
+	/* visits follow what data.pkl holds: f per object (at least 1 Mi), never past CK_MAX_NODES unless asked */
+	w.max_nodes = n > SIZE_MAX / f ? SIZE_MAX : n * f;
+	if (w.max_nodes < ((size_t)1 << 20))
+		w.max_nodes = (size_t)1 << 20;
+	if (w.max_nodes > CK_MAX_NODES && !getenv("PROBE_PT_EXPAND"))
+		w.max_nodes = CK_MAX_NODES;
 	strbuf_addstr(&w.name, prefix);
 	rc = walk_node(&w, r, 0);
 	strbuf_release(&w.name);

@@ -490,6 +490,28 @@ static int check_rank_dirs(struct ckpt *ck, char **dirs, size_t n, struct strbuf
 	struct strmap want = STRMAP_INIT;
 	struct strbuf name = STRBUF_INIT;
 	int rc = 0;
+	struct strmap have = STRMAP_INIT;
+	/* every rank folder is there before anything is sized by the claimed ranks (args tp=65536 on one folder) */
+	for (size_t i = 0; i < n; i++)
+		strmap_put(&have, dirs[i], strlen(dirs[i]), NULL);
+	for (int64_t e = 0; e < ck->par.ep && !rc; e++)
+		for (int64_t p = 0; p < ck->par.pp && !rc; p++)
+			for (int64_t t = 0; t < ck->par.tp && !rc; t++) {
+				rank_dir_name(&ck->par, t, p, e, &name);
+				if (!strmap_find(&have, name.buf, name.len)) {
+					char *dir = ck_join(ck->root, name.buf), *file = ck_join(dir, "model_optim_rng.pt");
+					rc = msg_fail(err, file, "missing: args says tensor x pipeline x expert parallel sizes "
+						      "%lld x %lld x %lld", (long long)ck->par.tp, (long long)ck->par.pp,
+						      (long long)ck->par.ep);
+					free(file);
+					free(dir);
+				}
+			}
+	strmap_release(&have);
+	if (rc) {
+		strbuf_release(&name);
+		return rc;
+	}
 	for (int64_t e = 0; e < ck->par.ep; e++)
 		for (int64_t p = 0; p < ck->par.pp; p++)
 			for (int64_t t = 0; t < ck->par.tp; t++) {

@@ -142,6 +142,52 @@ static int place_view(struct ptobj *o, size_t v, struct strbuf *subject)
 	return 0;
 }
 
+size_t ptobj_expand(struct strbuf *err)
+{
+	const char *env = getenv("PROBE_PT_EXPAND"), *p;
+	size_t v = 0;
+	if (!env || !*env)
+		return PTOBJ_EXPAND_DEFAULT;
+	for (p = env; *p >= '0' && *p <= '9'; p++) {
+		if (v > 1000000)
+			break;
+		v = v * 10 + (size_t)(*p - '0');
+	}
+	if (p == env || *p || !v || v > 1000000) {
+		strbuf_addf(err, "PROBE_PT_EXPAND=%s: not a factor (a whole number from 1 to 1000000)", env);
+		return 0;
+	}
+	return v;
+}
+
+size_t ptobj_objects(const struct ptobj *o)
+{
+	return o->pk.nvalues;
+}
+
+/* The views of deflated storages inflate each its whole storage: in all, a bounded multiple of the file's size. */
+static int check_inflation(struct ptobj *o)
+{
+	size_t f = ptobj_expand(o->z.err);
+	uint64_t total = 0, budget;
+	if (!f)
+		return -1;
+	budget = (uint64_t)o->size * f;
+	if (budget < ((uint64_t)64 << 20))
+		budget = (uint64_t)64 << 20;
+	for (size_t v = 0; v < o->pk.nviews; v++) {
+		const struct storage_place *p = &o->places[v];
+		if (!p->deflated)
+			continue;
+		if (p->bytes > budget - total)
+			return msg_fail(o->z.err, o->path, ENTRY_FMT ": the views of deflated storages inflate more than %llu "
+					"bytes in all, %zu times the file's size (PROBE_PT_EXPAND raises the limit)",
+					ENTRY_ARG(p->entry), (unsigned long long)budget, f);
+		total += p->bytes;
+	}
+	return 0;
+}
+
 /* Everything that reads the mapping: under the caller's guard, all memory hanging from o. */
 static int read_file(struct ptobj *o)
 {
@@ -162,6 +208,8 @@ static int read_file(struct ptobj *o)
 	o->places = xcalloc(o->pk.nviews ? o->pk.nviews : 1, sizeof(*o->places));
 	for (size_t v = 0; v < o->pk.nviews && !rc; v++)
 		rc = place_view(o, v, &subject);
+	if (!rc)
+		rc = check_inflation(o);
 	strbuf_release(&subject);
 	return rc;
 }

@@ -98,6 +98,19 @@ struct ptobj_tensor {
 };
 bool ptobj_tensor(const struct ptobj *o, ptobj_ref r, struct ptobj_tensor *out);
 
+/*
+ * Budgets (PROBE_PT_EXPAND, a whole number above 0, 64 unless set): the
+ * views of a file's deflated storages inflate at most that many times the
+ * file's size in all (at least 64 MiB), refused at open; a walk of the
+ * tree visits at most that many times data.pkl's objects (at least 1 Mi
+ * visits).  ptobj_expand(): the factor, or 0 with "PROBE_PT_EXPAND=V:
+ * what is wrong" in err.
+ */
+#define PTOBJ_EXPAND_DEFAULT 64
+size_t ptobj_expand(struct strbuf *err);
+/* The number of objects data.pkl made. */
+size_t ptobj_objects(const struct ptobj *o);
+
 /* The file's path as opened. */
 const char *ptobj_path(const struct ptobj *o);
 
