@@ -522,6 +522,18 @@ static struct noise_slot *output_slot(struct rank_state *rs, uint64_t fp)
 	return &rs->outputs[fp & (NOISE_SLOTS - 1)];
 }
 
+/* The output an earlier operator made that is this leaf's target tensor (its fingerprint), or NULL. */
+static const struct noise_slot *output_seen(struct rank_state *rs, const struct leafrec *t)
+{
+	uint64_t fp;
+	const struct noise_slot *s;
+	if (!rs->outputs || !has_statistics(t))
+		return NULL;
+	fp = target_fingerprint(t);
+	s = output_slot(rs, fp);
+	return s->fp == fp ? s : NULL;
+}
+
 /* The first two tensor inputs' shapes of the operator being read: its reduction length comes from them. */
 static void note_input_shape(struct rank_state *rs, const struct leafrec *r)
 {
@@ -578,9 +590,8 @@ static void budget_leaf(const struct first_stream *f, struct rank_state *rs, con
 	} else {
 		b->own = b->m.dtypes_differ ? b->m.unit : 0;
 		if (!param) {
-			const struct noise_slot *s =
-				rs->outputs && has_statistics(t) ? output_slot(rs, target_fingerprint(t)) : NULL;
-			if (s && s->fp == target_fingerprint(t)) {
+			const struct noise_slot *s = output_seen(rs, t);
+			if (s) {
 				b->seen_output = true;
 				b->carried = s->delta;
 				b->tainted_in = s->tainted;
